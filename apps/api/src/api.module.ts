@@ -1,0 +1,55 @@
+import { CatalogModule } from '@gateway/catalog';
+import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
+import { DbModule } from '@gateway/db';
+import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
+import { QueueModule, TASK_OUTCOME_SOURCE, TaskGateway } from '@gateway/queue';
+import { TenancyModule } from '@gateway/tenancy';
+import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { Logger } from 'pino';
+import { ErrorEnvelopeFilter } from './http/error.filter';
+import { ChatController } from './v1/chat/chat.controller';
+import { ChatRequestService } from './v1/chat/chat-request.service';
+import { EmbeddingsController } from './v1/embeddings/embeddings.controller';
+import { EmbeddingsRequestService } from './v1/embeddings/embeddings-request.service';
+import { ModelsController } from './v1/models/models.controller';
+import { TaskSubmissionService } from './v1/task-submission.service';
+import { RecordedOutcomes } from './v1/tasks/recorded-outcomes.service';
+import { TasksController } from './v1/tasks/tasks.controller';
+import { TaskViewService } from './v1/tasks/task-view.service';
+
+@Module({})
+export class ApiModule implements OnModuleInit {
+  constructor(private readonly metrics: MetricsService, private readonly gateway: TaskGateway) {}
+
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(logger),
+        MetricsModule,
+        DbModule,
+        CatalogModule,
+        QueueModule.forRoot('producer'),
+        TenancyModule,
+        OperationsModule,
+      ],
+      controllers: [EmbeddingsController, ChatController, ModelsController, TasksController],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: TASK_OUTCOME_SOURCE, useClass: RecordedOutcomes },
+        TaskGateway,
+        TaskSubmissionService,
+        TaskViewService,
+        EmbeddingsRequestService,
+        ChatRequestService,
+      ],
+    };
+  }
+
+  onModuleInit(): void {
+    this.metrics.setService('api');
+    this.metrics.onScrape(() => this.metrics.syncWaiters.set(this.gateway.waiting));
+  }
+}

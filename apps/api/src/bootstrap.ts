@@ -1,0 +1,27 @@
+import { AppConfig, createLogger, newId, PinoNestLogger } from '@gateway/common';
+import { MetricsService } from '@gateway/metrics';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiModule } from './api.module';
+import { installRequestHooks } from './http/request-hooks';
+import { createValidationPipe } from './http/validation';
+
+/** Builds the api on Fastify; the caller decides where it listens. */
+export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    genReqId: () => newId('req'),
+    // Held sync calls can last SYNC_TIMEOUT_MS; the server must not cut them first.
+    requestTimeout: 0,
+    keepAliveTimeout: 65_000,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
+    logger: new PinoNestLogger(logger),
+  });
+  installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  return app;
+}

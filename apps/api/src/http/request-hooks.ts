@@ -1,0 +1,47 @@
+import { MetricsService } from '@gateway/metrics';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Logger } from 'pino';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() at accept, and the part of the request spent inside provider calls. */
+    gatewayTiming: { startedAt: number; providerMs: number };
+    taskId?: string;
+  }
+}
+
+/**
+ * Per-request plumbing on the Fastify instance: X-Request-Id, X-Gateway-Overhead-Ms on /v1 responses,
+ * one JSON log line and the HTTP metrics per request.
+ */
+export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsService, logger: Logger): void {
+  fastify.decorateRequest('gatewayTiming', null as never);
+  fastify.decorateRequest('taskId', undefined);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    request.gatewayTiming = { startedAt: performance.now(), providerMs: 0 };
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (request.url.startsWith('/v1/')) reply.header('x-gateway-overhead-ms', overheadMs(request).toFixed(2));
+    done(null, payload);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = (performance.now() - request.gatewayTiming.startedAt) / 1000;
+    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    if (route.startsWith('/v1/')) metrics.overhead.observe({ route }, overheadMs(request) / 1000);
+    logger.info(
+      { reqId: request.id, taskId: request.taskId, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(seconds * 1000) },
+      'request',
+    );
+    done();
+  });
+}
+
+function overheadMs(request: FastifyRequest): number {
+  const { startedAt, providerMs } = request.gatewayTiming;
+  return Math.max(0, performance.now() - startedAt - providerMs);
+}

@@ -1,0 +1,37 @@
+import { CatalogService } from '@gateway/catalog';
+import { GatewayError } from '@gateway/common';
+import { ChatJob, TaskEnvelope } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
+import { ChatCompletionRequestDto } from './chat.dto';
+
+/** Per-model rules for a chat completion request. */
+@Injectable()
+export class ChatRequestService {
+  constructor(private readonly catalog: CatalogService) {}
+
+  check(dto: ChatCompletionRequestDto): { resolvedModel: string; request: Omit<ChatJob, keyof TaskEnvelope> } {
+    const { spec } = this.catalog.resolve(dto.model, 'chat');
+    if (dto.stream) {
+      throw new GatewayError('UnsupportedParameter', 'stream is not available on this gateway yet; send stream: false', { param: 'stream' });
+    }
+    if (dto.stream_options) {
+      throw new GatewayError('InvalidParameter', 'stream_options is only allowed with stream: true', { param: 'stream_options' });
+    }
+    const maxTokens = spec.limits.max_tokens;
+    if (maxTokens && dto.max_tokens && dto.max_tokens > maxTokens) {
+      throw new GatewayError('InvalidParameter', `max_tokens must be at most ${maxTokens} for ${spec.id}`, { param: 'max_tokens' });
+    }
+    return {
+      resolvedModel: spec.id,
+      request: {
+        messages: dto.messages.map(({ role, content, name }) => ({ role, content, ...(name ? { name } : {}) })),
+        maxTokens: dto.max_tokens,
+        temperature: dto.temperature,
+        topP: dto.top_p,
+        stop: typeof dto.stop === 'string' ? [dto.stop] : dto.stop,
+        seed: dto.seed,
+        user: dto.user,
+      },
+    };
+  }
+}

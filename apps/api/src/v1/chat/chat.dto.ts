@@ -1,0 +1,68 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min,
+  ValidateBy, ValidateNested,
+} from 'class-validator';
+
+export class ChatMessageDto {
+  @IsIn(['system', 'user', 'assistant'])
+  role: 'system' | 'user' | 'assistant';
+
+  @IsString() @MaxLength(1_000_000)
+  content: string;
+
+  @IsOptional() @IsString() @MaxLength(64)
+  name?: string;
+}
+
+export class StreamOptionsDto {
+  @IsOptional() @IsBoolean()
+  include_usage?: boolean;
+}
+
+/** A string or up to four strings, as OpenAI's `stop`. */
+function IsStop(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isStop',
+    validator: {
+      validate: (value: unknown) =>
+        (typeof value === 'string' && value.length <= 256) ||
+        (Array.isArray(value) && value.length <= 4 && value.every((s) => typeof s === 'string' && s.length <= 256)),
+      defaultMessage: () => 'stop must be a string or an array of at most 4 strings',
+    },
+  });
+}
+
+/** The OpenAI-compatible subset of DESIGN §4; any other field is refused. */
+export class ChatCompletionRequestDto {
+  @IsString() @IsNotEmpty() @MaxLength(200)
+  model: string;
+
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000)
+  @ValidateNested({ each: true }) @Type(() => ChatMessageDto)
+  messages: ChatMessageDto[];
+
+  @IsOptional() @IsInt() @Min(1)
+  max_tokens?: number;
+
+  @IsOptional() @IsNumber() @Min(0) @Max(2)
+  temperature?: number;
+
+  @IsOptional() @IsNumber() @Min(0) @Max(1)
+  top_p?: number;
+
+  @IsOptional() @IsStop()
+  stop?: string | string[];
+
+  @IsOptional() @IsInt() @Min(0) @Max(2 ** 53 - 1)
+  seed?: number;
+
+  @IsOptional() @IsBoolean()
+  stream?: boolean;
+
+  @IsOptional() @ValidateNested() @Type(() => StreamOptionsDto)
+  stream_options?: StreamOptionsDto;
+
+  @IsOptional() @IsString() @MaxLength(256)
+  user?: string;
+}

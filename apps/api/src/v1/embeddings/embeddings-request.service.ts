@@ -1,0 +1,43 @@
+import { CatalogService } from '@gateway/catalog';
+import { GatewayError } from '@gateway/common';
+import { countTokens } from '@gateway/providers';
+import { Injectable } from '@nestjs/common';
+import { EmbeddingsRequestDto } from './embeddings.dto';
+
+export interface CheckedEmbeddingsRequest {
+  resolvedModel: string;
+  input: string[];
+  dimensions: number;
+  encodingFormat: 'float' | 'base64';
+}
+
+/** The catalog's per-model rules for an embeddings request (DESIGN §4). */
+@Injectable()
+export class EmbeddingsRequestService {
+  constructor(private readonly catalog: CatalogService) {}
+
+  check(dto: EmbeddingsRequestDto): CheckedEmbeddingsRequest {
+    const { spec } = this.catalog.resolve(dto.model, 'embeddings');
+    const limits = spec.limits;
+    const input = typeof dto.input === 'string' ? [dto.input] : dto.input;
+    if (limits.max_inputs && input.length > limits.max_inputs) {
+      throw new GatewayError('InvalidParameter', `${spec.id} accepts at most ${limits.max_inputs} inputs per request, got ${input.length}`, { param: 'input' });
+    }
+    if (limits.max_input_tokens) {
+      input.forEach((text, index) => {
+        // Cheap upper bound first: a text can't hold more tokens than UTF-16 code units.
+        if (text.length > limits.max_input_tokens! && countTokens(text) > limits.max_input_tokens!) {
+          throw new GatewayError('InvalidParameter', `input[${index}] is longer than ${limits.max_input_tokens} tokens`, {
+            param: typeof dto.input === 'string' ? 'input' : `input[${index}]`,
+          });
+        }
+      });
+    }
+    const supported = limits.dimensions ?? [];
+    const dimensions = dto.dimensions ?? limits.default_dimensions ?? supported[0];
+    if (dto.dimensions !== undefined && !supported.includes(dto.dimensions)) {
+      throw new GatewayError('InvalidParameter', `dimensions must be one of ${supported.join(', ')} for ${spec.id}`, { param: 'dimensions' });
+    }
+    return { resolvedModel: spec.id, input, dimensions, encodingFormat: dto.encoding_format ?? 'float' };
+  }
+}

@@ -1,0 +1,33 @@
+import { QueueName } from '@gateway/queue';
+import { ApiKeyGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
+import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TaskSubmissionService } from '../task-submission.service';
+import { EmbeddingsRequestDto } from './embeddings.dto';
+import { EmbeddingsRequestService } from './embeddings-request.service';
+
+@Controller('v1/embeddings')
+@UseGuards(ApiKeyGuard)
+export class EmbeddingsController {
+  constructor(private readonly requests: EmbeddingsRequestService, private readonly submissions: TaskSubmissionService) {}
+
+  @Post()
+  @HttpCode(200)
+  create(
+    @Body() dto: EmbeddingsRequestDto,
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const checked = this.requests.check(dto);
+    return this.submissions.run({
+      queue: QueueName.Embeddings,
+      endpoint: 'embeddings',
+      principal,
+      model: dto.model,
+      resolvedModel: checked.resolvedModel,
+      request: { input: checked.input, dimensions: checked.dimensions, encodingFormat: checked.encodingFormat, user: dto.user },
+      http: { request, reply },
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { GatewayError, LOGGER, newId } from '@gateway/common';
+import { TasksRepository } from '@gateway/db';
+import { PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
+import type { Principal } from '@gateway/tenancy';
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from 'pino';
+
+export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
+
+/** What a /v1 controller needs to run a task: who asks, for which model, on which HTTP exchange. */
+export interface Submission<Q extends TaskQueueName> {
+  queue: Q;
+  endpoint: string;
+  principal: Principal;
+  model: string;
+  resolvedModel: string;
+  request: TaskRequest<Q>;
+  http: { request: FastifyRequest; reply: FastifyReply };
+}
+
+/**
+ * Turns a validated request into a task job and holds the connection until the outcome (DESIGN §2).
+ * The task record is written by the worker once the task is final; until then BullMQ holds its state.
+ */
+@Injectable()
+export class TaskSubmissionService {
+  constructor(
+    private readonly gateway: TaskGateway,
+    private readonly tasks: TasksRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<Record<string, unknown>> {
+    const { http } = submission;
+    const payload = this.envelope(submission);
+    http.request.taskId = payload.taskId;
+    http.reply.header('x-task-id', payload.taskId);
+    const onClose = () => {
+      if (!http.reply.raw.writableFinished) void this.abandon(payload);
+    };
+    http.reply.raw.once('close', onClose);
+    try {
+      const outcome = await this.gateway.submitAndWait(submission.queue, payload);
+      http.request.gatewayTiming.providerMs = outcome.providerMs;
+      if (!outcome.ok) throw GatewayError.from(outcome.error);
+      return outcome.body;
+    } finally {
+      http.reply.raw.removeListener('close', onClose);
+    }
+  }
+
+  private envelope<Q extends TaskQueueName>(submission: Submission<Q>): PayloadOf<Q> {
+    const envelope: TaskEnvelope = {
+      taskId: newId('task'),
+      appId: submission.principal.appId,
+      requestId: submission.http.request.id,
+      model: submission.model,
+      resolvedModel: submission.resolvedModel,
+      endpoint: submission.endpoint,
+      createdAt: Date.now(),
+    };
+    return { ...submission.request, ...envelope } as PayloadOf<Q>;
+  }
+
+  /** The caller left before a worker took the job: nothing runs and nothing is billed. */
+  private async abandon(payload: TaskEnvelope): Promise<void> {
+    try {
+      if (!(await this.gateway.abandon(payload.taskId))) return;
+      const now = new Date();
+      await this.tasks.record({
+        _id: payload.taskId,
+        appId: payload.appId,
+        requestId: payload.requestId,
+        endpoint: payload.endpoint,
+        model: payload.model,
+        resolvedModel: payload.resolvedModel,
+        status: 'cancelled',
+        createdAt: new Date(payload.createdAt),
+        finishedAt: now,
+        attempts: 0,
+        cost: 0,
+        error: { status: 499, code: 'ClientClosedRequest', message: 'the client disconnected before the task started; nothing was run or billed' },
+        day: new Date(payload.createdAt).toISOString().slice(0, 10),
+      });
+      this.logger.info({ taskId: payload.taskId }, 'client disconnected before pick-up; job removed');
+    } catch (error) {
+      this.logger.warn({ taskId: payload.taskId, err: (error as Error).message }, 'could not abandon task');
+    }
+  }
+}

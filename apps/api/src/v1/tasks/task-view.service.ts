@@ -1,0 +1,52 @@
+import { GatewayError } from '@gateway/common';
+import { TaskRecord, TasksRepository } from '@gateway/db';
+import { TaskGateway } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
+
+const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
+
+/** GET /v1/tasks/{id}: the record once final, the job's state while queued or running; owner only. */
+@Injectable()
+export class TaskViewService {
+  constructor(private readonly tasks: TasksRepository, private readonly gateway: TaskGateway) {}
+
+  async view(taskId: string, appId: string): Promise<Record<string, unknown>> {
+    if (!TASK_ID.test(taskId)) throw notFound(taskId);
+    const record = await this.tasks.findForApp(taskId, appId);
+    if (record) return present(record);
+    const job = await this.gateway.jobState(taskId);
+    if (!job || job.data.appId !== appId) throw notFound(taskId);
+    return {
+      id: taskId,
+      object: 'task',
+      status: job.state === 'active' ? 'running' : 'queued',
+      endpoint: job.data.endpoint,
+      model: job.data.model,
+      resolved_model: job.data.resolvedModel,
+      created_at: Math.floor(job.data.createdAt / 1000),
+    };
+  }
+}
+
+function present(record: TaskRecord): Record<string, unknown> {
+  const seconds = (date?: Date) => (date ? Math.floor(new Date(date).getTime() / 1000) : null);
+  return {
+    id: record._id,
+    object: 'task',
+    status: record.status,
+    endpoint: record.endpoint,
+    model: record.model,
+    resolved_model: record.resolvedModel,
+    created_at: seconds(record.createdAt),
+    started_at: seconds(record.startedAt),
+    finished_at: seconds(record.finishedAt),
+    usage: record.usage ?? null,
+    cost: record.cost,
+    result: record.result ?? null,
+    error: record.error ? { code: record.error.code, message: record.error.message, param: record.error.param ?? null } : null,
+  };
+}
+
+function notFound(taskId: string): GatewayError {
+  return new GatewayError('NotFound', `no task ${taskId} for this application`, { param: 'id' });
+}

@@ -1,0 +1,112 @@
+import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType } from '@gateway/db';
+import { CredentialsService } from '@gateway/tenancy';
+import { Injectable } from '@nestjs/common';
+import { parseArgs, ParseArgsConfig } from 'node:util';
+
+export const USAGE = `Usage: npm run gw -- <command> [options]
+
+  apps:create --name <name> [--description <text>] [--type web|mobile|backend] [--scenario <text>]
+              [--volume <calls/day>] [--daily-limit <n>] [--concurrency <n>] [--capabilities a,b] [--models a,b]
+              [--ip-whitelist a,b] [--callback-url <url>] [--json]
+      Creates an application and prints its App ID, API Key and Secret Key (shown once).
+  apps:list [--json]
+      Lists applications.
+  keys:rotate --app <appId> [--grace-seconds <n>] [--json]
+      Issues a new API key; the old one stops at once, or after the grace period.`;
+
+/** Operator commands over the same services the console uses. */
+@Injectable()
+export class CliCommands {
+  constructor(private readonly credentials: CredentialsService, private readonly applications: ApplicationsRepository) {}
+
+  async run(argv: string[]): Promise<string> {
+    const [command, ...rest] = argv;
+    switch (command) {
+      case 'apps:create':
+        return this.createApp(rest);
+      case 'apps:list':
+        return this.listApps(rest);
+      case 'keys:rotate':
+        return this.rotateKey(rest);
+      default:
+        throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+    }
+  }
+
+  private async createApp(args: string[]): Promise<string> {
+    const { values } = parse(args, {
+      name: { type: 'string' }, description: { type: 'string' }, type: { type: 'string' }, scenario: { type: 'string' },
+      volume: { type: 'string' }, 'daily-limit': { type: 'string' }, concurrency: { type: 'string' },
+      capabilities: { type: 'string' }, models: { type: 'string' }, 'ip-whitelist': { type: 'string' },
+      'callback-url': { type: 'string' }, json: { type: 'boolean' },
+    });
+    if (!values.name?.trim()) throw new UsageError('apps:create needs --name');
+    const type = (values.type ?? 'backend') as ApplicationType;
+    if (!APPLICATION_TYPES.includes(type)) throw new UsageError(`--type must be one of ${APPLICATION_TYPES.join(', ')}`);
+    const issued = await this.credentials.createApplication({
+      name: values.name.trim(),
+      description: values.description ?? '',
+      type,
+      usageScenario: values.scenario ?? '',
+      expectedVolume: count(values.volume, '--volume'),
+      scope: { capabilities: list(values.capabilities), models: list(values.models) },
+      dailyCallLimit: count(values['daily-limit'], '--daily-limit'),
+      concurrencyLimit: count(values.concurrency, '--concurrency'),
+      requestsPerMinute: 0,
+      tokenQuota: 0,
+      ipWhitelist: list(values['ip-whitelist']),
+      callbackUrl: values['callback-url'],
+    });
+    const shown = { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey, name: issued.application.name };
+    if (values.json) return JSON.stringify(shown);
+    return [
+      `Application "${shown.name}" created. Keep these now: the keys are not shown again.`,
+      `  App ID:     ${shown.appId}`,
+      `  API Key:    ${shown.apiKey}`,
+      `  Secret Key: ${shown.secretKey}`,
+    ].join('\n');
+  }
+
+  private async listApps(args: string[]): Promise<string> {
+    const { values } = parse(args, { json: { type: 'boolean' } });
+    const apps = await this.applications.list();
+    const rows = apps.map((app) => ({
+      appId: app._id, name: app.name, type: app.type, status: app.status,
+      dailyCallLimit: app.dailyCallLimit, concurrencyLimit: app.concurrencyLimit, createdAt: new Date(app.createdAt).toISOString(),
+    }));
+    if (values.json) return JSON.stringify(rows);
+    if (rows.length === 0) return 'No applications yet: npm run gw -- apps:create --name <name>';
+    return rows.map((r) => `${r.appId}  ${r.name}  ${r.type}  ${r.status}  daily=${r.dailyCallLimit || '∞'}  concurrency=${r.concurrencyLimit || '∞'}`).join('\n');
+  }
+
+  private async rotateKey(args: string[]): Promise<string> {
+    const { values } = parse(args, { app: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } });
+    if (!values.app) throw new UsageError('keys:rotate needs --app <appId>');
+    if (!(await this.applications.findById(values.app))) throw new UsageError(`no application ${values.app}`);
+    const apiKey = await this.credentials.rotateApiKey(values.app, count(values['grace-seconds'], '--grace-seconds') * 1000);
+    return values.json ? JSON.stringify({ appId: values.app, apiKey }) : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
+  }
+}
+
+export class UsageError extends Error {}
+
+type Flags = Record<string, string | undefined> & { json?: boolean };
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Flags } {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: Flags };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function count(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0`);
+  return n;
+}
+
+function list(value: string | undefined): string[] {
+  return value ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}

@@ -1,0 +1,17 @@
+import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
+import { DbModule } from '@gateway/db';
+import { TenancyModule } from '@gateway/tenancy';
+import { DynamicModule, Module } from '@nestjs/common';
+import { Logger } from 'pino';
+import { CliCommands } from './cli.commands';
+
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, TenancyModule],
+      providers: [CliCommands],
+    };
+  }
+}

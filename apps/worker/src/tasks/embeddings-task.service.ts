@@ -1,0 +1,66 @@
+import { endianness } from 'node:os';
+import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { GatewayError } from '@gateway/common';
+import { ProviderRouter } from '@gateway/providers';
+import { EmbeddingsJob } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
+import { ExecutedTask } from './task-processor';
+
+/** Embeds a batch through the model's routes and shapes the OpenAI-compatible response. */
+@Injectable()
+export class EmbeddingsTaskService {
+  constructor(private readonly catalog: CatalogService, private readonly router: ProviderRouter) {}
+
+  async execute(job: EmbeddingsJob): Promise<ExecutedTask> {
+    const spec = this.catalog.find(job.resolvedModel)!;
+    const answer = await this.router.call(spec.id, this.catalog.routesOf(spec.id), 'embed', (provider, route) =>
+      provider.embed!(route, { input: job.input, dimensions: job.dimensions, user: job.user }),
+    );
+    const vectors = answer.value.vectors.map((vector, index) => fitDimensions(vector, job.dimensions, index));
+    const promptTokens = answer.value.promptTokens;
+    return {
+      body: {
+        object: 'list',
+        data: vectors.map((vector, index) => ({
+          object: 'embedding',
+          index,
+          embedding: job.encodingFormat === 'base64' ? toBase64(vector) : vector,
+        })),
+        model: job.model,
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      },
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      provider: answer.route.provider,
+      providerMs: answer.providerMs,
+      cost: tokenCost(spec, promptTokens),
+    };
+  }
+}
+
+/**
+ * Upstreams that ignore `dimensions` return their full vector: the models served here are Matryoshka-trained,
+ * so the leading components re-normalised are the shorter embedding.
+ */
+function fitDimensions(vector: number[], dimensions: number, index: number): number[] {
+  if (vector.length === dimensions) return vector;
+  if (vector.length < dimensions) {
+    throw new GatewayError('UpstreamError', `the upstream returned ${vector.length} dimensions for input ${index}, ${dimensions} were asked`);
+  }
+  const head = vector.slice(0, dimensions);
+  const norm = Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)) || 1;
+  return head.map((x) => x / norm);
+}
+
+/** OpenAI's base64 convention: little-endian float32 bytes. */
+function toBase64(vector: number[]): string {
+  const floats = new Float32Array(vector);
+  const bytes = Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
+  if (endianness() === 'BE') bytes.swap32();
+  return bytes.toString('base64');
+}
+
+export function tokenCost(spec: ModelSpec, promptTokens: number, completionTokens = 0): number {
+  const input = ((spec.price.per_1k_input_tokens ?? 0) * promptTokens) / 1000;
+  const output = ((spec.price.per_1k_output_tokens ?? 0) * completionTokens) / 1000;
+  return Math.round((input + output) * 1e8) / 1e8;
+}

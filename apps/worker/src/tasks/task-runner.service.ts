@@ -1,0 +1,91 @@
+import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
+import { TasksRepository } from '@gateway/db';
+import { MetricsService } from '@gateway/metrics';
+import { PayloadOf, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { Inject, Injectable } from '@nestjs/common';
+import { Job, UnrecoverableError } from 'bullmq';
+import { Logger } from 'pino';
+import { ReplyPublisher } from './reply-publisher.service';
+import { ExecutedTask } from './task-processor';
+
+/**
+ * Runs one task job: executes it, records the task once, answers the waiting api instance. A GatewayError is
+ * the task's final answer (bad input, upstream exhausted) and is not retried; any other error is retried by
+ * BullMQ and becomes the final answer on the last attempt (STYLE §3).
+ */
+@Injectable()
+export class TaskRunner {
+  constructor(
+    private readonly tasks: TasksRepository,
+    private readonly replies: ReplyPublisher,
+    private readonly metrics: MetricsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async run<Q extends TaskQueueName>(
+    queue: Q,
+    job: Job<PayloadOf<Q>>,
+    execute: (payload: PayloadOf<Q>) => Promise<ExecutedTask>,
+  ): Promise<TaskOutcome> {
+    const data = job.data;
+    const startedAt = Date.now();
+    if (job.attemptsStarted <= 1) this.metrics.jobWait.observe({ queue }, (startedAt - job.timestamp) / 1000);
+
+    let executed: ExecutedTask | undefined;
+    let failure: SerializedError | undefined;
+    try {
+      executed = await execute(data);
+    } catch (error) {
+      const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!(error instanceof GatewayError) && !finalAttempt) {
+        this.logger.warn({ taskId: data.taskId, attempt: job.attemptsMade + 1, err: (error as Error).message }, 'task attempt failed, will retry');
+        throw error;
+      }
+      failure = toFailure(error, data.taskId, this.logger);
+    }
+
+    const outcome: TaskOutcome = executed
+      ? { ok: true, body: executed.body, usage: executed.usage, provider: executed.provider, providerMs: executed.providerMs }
+      : { ok: false, error: failure!, providerMs: Number(failure!.details?.provider_ms ?? 0) };
+    const finishedAt = Date.now();
+    await this.tasks.record({
+      _id: data.taskId,
+      appId: data.appId,
+      requestId: data.requestId,
+      endpoint: data.endpoint,
+      model: data.model,
+      resolvedModel: data.resolvedModel,
+      provider: executed?.provider,
+      status: executed ? 'succeeded' : 'failed',
+      createdAt: new Date(data.createdAt),
+      startedAt: new Date(startedAt),
+      finishedAt: new Date(finishedAt),
+      providerMs: Math.round(outcome.providerMs),
+      attempts: job.attemptsMade + 1,
+      usage: executed ? { ...executed.usage } : undefined,
+      cost: executed?.cost ?? 0,
+      result: executed?.body,
+      error: failure ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param } : undefined,
+      day: new Date(data.createdAt).toISOString().slice(0, 10),
+    });
+    if (data.replyTo) await this.replies.publish(data.replyTo, { taskId: data.taskId, outcome });
+
+    const labels = { queue, model: data.resolvedModel, provider: executed?.provider ?? 'none', outcome: executed ? 'succeeded' : 'failed' };
+    this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
+    if (executed) this.countUsage(data.resolvedModel, executed);
+    if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
+    return outcome;
+  }
+
+  private countUsage(model: string, executed: ExecutedTask): void {
+    this.metrics.tokens.inc({ model, kind: 'prompt' }, executed.usage.prompt_tokens);
+    if (executed.usage.completion_tokens) this.metrics.tokens.inc({ model, kind: 'completion' }, executed.usage.completion_tokens);
+    if (executed.cost > 0) this.metrics.billed.inc({ model }, executed.cost);
+  }
+}
+
+function toFailure(error: unknown, taskId: string, logger: Logger): SerializedError {
+  if (error instanceof GatewayError) return error.toJSON();
+  logger.error({ taskId, err: (error as Error).message, stack: (error as Error).stack }, 'task failed');
+  return new GatewayError('InternalError', 'the task failed inside the gateway').toJSON();
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { Capability, ModelSpec, ProviderName, RouteSpec } from './catalog.types';
+
+const CAPABILITIES: Capability[] = ['image-edit', 'embeddings', 'chat'];
+const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
+
+export interface CatalogFile {
+  currency: string;
+  models: ModelSpec[];
+}
+
+/** Reads and checks config/models.yaml; a broken catalog stops start-up with the entry at fault named. */
+export function loadCatalogFile(path: string): CatalogFile {
+  const raw = parse(readFileSync(path, 'utf8')) as { currency?: string; models?: unknown[] };
+  if (!raw || !Array.isArray(raw.models)) throw new Error(`${path}: expected a top-level "models" list`);
+  const ids = new Set<string>();
+  const models = raw.models.map((entry, index) => {
+    const model = checkModel(entry as Record<string, unknown>, `${path}: models[${index}]`);
+    for (const id of [model.id, ...model.aliases]) {
+      if (ids.has(id)) throw new Error(`${path}: model id or alias "${id}" is defined twice`);
+      ids.add(id);
+    }
+    return model;
+  });
+  return { currency: raw.currency ?? 'CNY', models };
+}
+
+function checkModel(entry: Record<string, unknown>, where: string): ModelSpec {
+  if (typeof entry?.id !== 'string' || entry.id === '') throw new Error(`${where}: "id" is required`);
+  const at = `${where} (${entry.id})`;
+  if (!CAPABILITIES.includes(entry.capability as Capability)) {
+    throw new Error(`${at}: capability must be one of ${CAPABILITIES.join(', ')}`);
+  }
+  if (!Array.isArray(entry.routes) || entry.routes.length === 0) throw new Error(`${at}: at least one route is required`);
+  const routes = entry.routes.map((route, i) => checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`));
+  const created = entry.created instanceof Date ? entry.created : new Date(String(entry.created ?? '1970-01-01'));
+  return {
+    id: entry.id,
+    capability: entry.capability as Capability,
+    family: typeof entry.family === 'string' ? entry.family : undefined,
+    aliases: Array.isArray(entry.aliases) ? entry.aliases.map(String) : [],
+    created: Math.floor(created.getTime() / 1000),
+    limits: (entry.limits as ModelSpec['limits']) ?? {},
+    price: (entry.price as ModelSpec['price']) ?? {},
+    routes,
+    deprecated: typeof entry.deprecated === 'string' ? entry.deprecated : undefined,
+  };
+}
+
+function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {
+  if (!PROVIDERS.includes(route?.provider as ProviderName)) throw new Error(`${at}: provider must be one of ${PROVIDERS.join(', ')}`);
+  if (typeof route.model !== 'string') throw new Error(`${at}: "model" is required`);
+  if (route.provider !== 'local' && typeof route.upstream !== 'string') throw new Error(`${at}: "upstream" is required for ${route.provider}`);
+  return route as unknown as RouteSpec;
+}

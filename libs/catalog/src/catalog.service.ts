@@ -1,0 +1,67 @@
+import { AppConfig, GatewayError } from '@gateway/common';
+import { Injectable } from '@nestjs/common';
+import { loadCatalogFile } from './catalog-loader';
+import { Capability, ModelSpec, ResolvedModel, ResolvedRoute } from './catalog.types';
+
+/** The model catalog with aliases resolved and each route joined to its configured upstream. */
+@Injectable()
+export class CatalogService {
+  readonly currency: string;
+  private readonly models: ModelSpec[];
+  private readonly byId = new Map<string, ModelSpec>();
+  private readonly routes = new Map<string, ResolvedRoute[]>();
+
+  constructor(config: AppConfig) {
+    const file = loadCatalogFile(config.MODELS_CONFIG);
+    this.currency = file.currency;
+    this.models = file.models;
+    for (const model of this.models) {
+      for (const id of [model.id, ...model.aliases]) this.byId.set(id, model);
+      this.routes.set(model.id, this.activeRoutes(model, config));
+    }
+  }
+
+  list(): ModelSpec[] {
+    return this.models;
+  }
+
+  find(id: string): ModelSpec | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The model behind `id` (an id or alias) for `capability`, with the routes this deployment can reach. */
+  resolve(id: string, capability: Capability, param = 'model'): ResolvedModel {
+    const spec = this.byId.get(id);
+    if (!spec || spec.capability !== capability) {
+      throw new GatewayError('ModelNotFound', `model "${id}" does not exist for ${capability}; GET /v1/models lists the catalog`, { param });
+    }
+    const routes = this.routes.get(spec.id)!;
+    if (routes.length === 0) {
+      throw new GatewayError('ModelNotFound', `model "${id}" has no provider configured on this gateway`, { param });
+    }
+    return { requested: id, spec, routes };
+  }
+
+  routesOf(modelId: string): ResolvedRoute[] {
+    return this.routes.get(modelId) ?? [];
+  }
+
+  private activeRoutes(model: ModelSpec, config: AppConfig): ResolvedRoute[] {
+    const active: ResolvedRoute[] = [];
+    for (const route of model.routes) {
+      if (route.provider === 'local') {
+        active.push({ ...route, key: `local:${route.model}` });
+        continue;
+      }
+      const upstream = config.upstreams[route.upstream!];
+      if (!upstream) continue;
+      active.push({
+        ...route,
+        key: `${route.upstream}:${route.model}`,
+        baseUrl: upstream.baseUrl + (route.base_path ?? ''),
+        apiKey: upstream.apiKey,
+      });
+    }
+    return active;
+  }
+}

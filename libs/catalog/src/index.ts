@@ -1,0 +1,3 @@
+export * from './catalog.types';
+export * from './catalog.service';
+export * from './catalog.module';

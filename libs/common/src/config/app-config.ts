@@ -1,0 +1,52 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { Env } from './env';
+
+export interface UpstreamConfig {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+export type EnvSource = Record<string, string | number | boolean | undefined>;
+
+const UPSTREAM_BASE_URL = /^UPSTREAM_([A-Z0-9_]+)_BASE_URL$/;
+
+/** The validated configuration of one process; injected everywhere instead of reading the environment. */
+export class AppConfig extends Env {
+  /** Upstreams by lower-case name, from UPSTREAM_<NAME>_BASE_URL / UPSTREAM_<NAME>_API_KEY. */
+  upstreams: Record<string, UpstreamConfig>;
+
+  get workerQueues(): string[] | 'all' {
+    return this.WORKER_QUEUES === 'all' ? 'all' : this.WORKER_QUEUES.split(',');
+  }
+}
+
+/**
+ * Reads and validates the environment once. `overrides` win over the process environment, which lets
+ * tests run several differently configured instances in one process without touching `process.env`.
+ */
+export function loadConfig(overrides: EnvSource = {}): AppConfig {
+  const source: EnvSource = { ...process.env, ...overrides };
+  const config = plainToInstance(AppConfig, source, { excludeExtraneousValues: false });
+  const errors = validateSync(config, { whitelist: false });
+  if (errors.length > 0) {
+    const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
+    throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  config.upstreams = readUpstreams(source);
+  return config;
+}
+
+function readUpstreams(source: EnvSource): Record<string, UpstreamConfig> {
+  const upstreams: Record<string, UpstreamConfig> = {};
+  for (const [key, value] of Object.entries(source)) {
+    const match = UPSTREAM_BASE_URL.exec(key);
+    if (!match || typeof value !== 'string' || value.trim() === '') continue;
+    const apiKey = source[`UPSTREAM_${match[1]}_API_KEY`];
+    upstreams[match[1].toLowerCase()] = {
+      baseUrl: value.replace(/\/+$/, ''),
+      apiKey: typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined,
+    };
+  }
+  return upstreams;
+}

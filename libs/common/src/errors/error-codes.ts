@@ -1,0 +1,25 @@
+/** Error codes of DESIGN §4, with the HTTP status and the OpenAI-style `type` each one carries. */
+export const ERROR_CODES = {
+  InvalidParameter: { status: 400, type: 'invalid_request_error' },
+  InvalidImage: { status: 400, type: 'invalid_request_error' },
+  ModelNotFound: { status: 400, type: 'invalid_request_error' },
+  UnsupportedParameter: { status: 400, type: 'invalid_request_error' },
+  IdempotencyKeyReused: { status: 400, type: 'invalid_request_error' },
+  InvalidApiKey: { status: 401, type: 'authentication_error' },
+  MissingAuthorization: { status: 401, type: 'authentication_error' },
+  InvalidSignature: { status: 401, type: 'authentication_error' },
+  ExpiredTimestamp: { status: 401, type: 'authentication_error' },
+  IpNotAllowed: { status: 403, type: 'permission_error' },
+  ScopeDenied: { status: 403, type: 'permission_error' },
+  NotFound: { status: 404, type: 'invalid_request_error' },
+  PayloadTooLarge: { status: 413, type: 'invalid_request_error' },
+  RateLimited: { status: 429, type: 'rate_limit_error' },
+  DailyLimitExceeded: { status: 429, type: 'rate_limit_error' },
+  QuotaExceeded: { status: 429, type: 'rate_limit_error' },
+  InternalError: { status: 500, type: 'api_error' },
+  UpstreamError: { status: 500, type: 'api_error' },
+  NotReady: { status: 503, type: 'api_error' },
+  Timeout: { status: 504, type: 'timeout_error' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

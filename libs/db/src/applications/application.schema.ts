@@ -1,0 +1,42 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+
+export const APPLICATION_TYPES = ['web', 'mobile', 'backend'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+export const CAPABILITIES = ['image-edit', 'embeddings', 'chat'] as const;
+
+@Schema({ _id: false, versionKey: false })
+export class PermissionScope {
+  /** Capabilities the application may call; empty means all. */
+  @Prop({ type: [String], default: [] }) capabilities: string[];
+  /** Model ids the application may call; empty means all. */
+  @Prop({ type: [String], default: [] }) models: string[];
+}
+
+/** An application of the console: who calls, with which limits (every console field of the spec). */
+@Schema({ collection: 'applications', versionKey: false })
+export class Application {
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ type: String, index: true }) ownerId?: string;
+  @Prop({ required: true, maxlength: 100 }) name: string;
+  @Prop({ default: '', maxlength: 1000 }) description: string;
+  @Prop({ type: String, enum: APPLICATION_TYPES, default: 'backend' }) type: ApplicationType;
+  @Prop({ default: '', maxlength: 1000 }) usageScenario: string;
+  /** Expected calls per day, as the owner estimated it. */
+  @Prop({ type: Number, default: 0 }) expectedVolume: number;
+  @Prop({ type: PermissionScope, default: () => ({ capabilities: [], models: [] }) }) scope: PermissionScope;
+  /** Calls per UTC day; 0 means unlimited. */
+  @Prop({ type: Number, default: 0 }) dailyCallLimit: number;
+  /** Requests in flight at once; 0 means unlimited. */
+  @Prop({ type: Number, default: 0 }) concurrencyLimit: number;
+  @Prop({ type: Number, default: 0 }) requestsPerMinute: number;
+  @Prop({ type: Number, default: 0 }) tokenQuota: number;
+  @Prop({ type: [String], default: [] }) ipWhitelist: string[];
+  @Prop({ type: String }) callbackUrl?: string;
+  /** AES-256-GCM under MASTER_KEY: iv.tag.ciphertext, base64url. */
+  @Prop({ required: true }) secretKeyEnc: string;
+  @Prop({ type: String, enum: ['active', 'revoked'], default: 'active' }) status: 'active' | 'revoked';
+  @Prop({ type: Date, required: true }) createdAt: Date;
+  @Prop({ type: Date, required: true }) updatedAt: Date;
+}
+
+export const ApplicationSchema = SchemaFactory.createForClass(Application);

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { Application } from './application.schema';
+
+export type ApplicationRecord = Application;
+export type NewApplication = Omit<Application, 'createdAt' | 'updatedAt' | 'status'>;
+
+@Injectable()
+export class ApplicationsRepository {
+  constructor(@InjectModel(Application.name) private readonly model: Model<Application>) {}
+
+  async create(app: NewApplication): Promise<ApplicationRecord> {
+    const now = new Date();
+    const doc = await this.model.create({ ...app, status: 'active', createdAt: now, updatedAt: now });
+    return doc.toObject();
+  }
+
+  findById(appId: string): Promise<ApplicationRecord | null> {
+    return this.model.findById(appId).lean<ApplicationRecord>().exec();
+  }
+
+  list(ownerId?: string): Promise<ApplicationRecord[]> {
+    const filter = ownerId ? { ownerId } : {};
+    return this.model.find(filter).sort({ createdAt: 1 }).lean<ApplicationRecord[]>().exec();
+  }
+}

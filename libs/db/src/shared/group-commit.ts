@@ -1,0 +1,57 @@
+import type { Collection, Document, MongoBulkWriteError } from 'mongodb';
+
+interface Pending<T> {
+  doc: T;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/**
+ * Inserts documents with group commit: an insert arriving while another is in flight joins the next batch,
+ * so an idle process writes at once and a busy one writes in few round trips. A duplicate _id counts as
+ * written: it means an earlier attempt of the same job already recorded it.
+ */
+export class GroupCommitInserter<T extends Document> {
+  private queue: Pending<T>[] = [];
+  private flushing = false;
+
+  constructor(private readonly collection: () => Collection<T>, private readonly maxBatch = 500) {}
+
+  insert(doc: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ doc, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        await this.collection().insertMany(batch.map((p) => p.doc) as never, { ordered: false });
+        batch.forEach((p) => p.resolve());
+      } catch (error) {
+        settleBulkError(batch, error);
+      }
+    }
+    this.flushing = false;
+  }
+}
+
+function settleBulkError<T>(batch: Pending<T>[], error: unknown): void {
+  const writeErrors = (error as MongoBulkWriteError).writeErrors;
+  if (!writeErrors) {
+    batch.forEach((p) => p.reject(error));
+    return;
+  }
+  const failed = new Map<number, { code?: number; errmsg?: string }>();
+  for (const e of Array.isArray(writeErrors) ? writeErrors : [writeErrors]) failed.set(e.index, e);
+  batch.forEach((p, index) => {
+    const writeError = failed.get(index);
+    if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve();
+    else p.reject(new Error(writeError.errmsg ?? 'insert failed'));
+  });
+}

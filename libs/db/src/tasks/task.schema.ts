@@ -1,0 +1,36 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema } from 'mongoose';
+
+export const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/**
+ * One document per request, written once when the task reaches a final state; while it is queued or running
+ * its state lives in its BullMQ job. Never holds image bytes.
+ */
+@Schema({ collection: 'tasks', versionKey: false })
+export class Task {
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ required: true, index: true }) appId: string;
+  @Prop({ required: true }) requestId: string;
+  @Prop({ required: true }) endpoint: string;
+  @Prop({ required: true }) model: string;
+  @Prop({ required: true }) resolvedModel: string;
+  @Prop({ type: String }) provider?: string;
+  @Prop({ type: String, enum: TASK_STATUSES, required: true }) status: TaskStatus;
+  @Prop({ type: Date, required: true }) createdAt: Date;
+  @Prop({ type: Date }) startedAt?: Date;
+  @Prop({ type: Date }) finishedAt?: Date;
+  /** Time spent inside provider calls. */
+  @Prop({ type: Number }) providerMs?: number;
+  @Prop({ type: Number, default: 1 }) attempts: number;
+  @Prop({ type: MongooseSchema.Types.Mixed }) usage?: Record<string, number>;
+  @Prop({ type: Number, default: 0 }) cost: number;
+  /** The response body the caller received. */
+  @Prop({ type: MongooseSchema.Types.Mixed }) result?: Record<string, unknown>;
+  @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
+  /** UTC day (YYYY-MM-DD) for roll-ups without date operators (DESIGN §5). */
+  @Prop({ required: true }) day: string;
+}
+
+export const TaskSchema = SchemaFactory.createForClass(Task);

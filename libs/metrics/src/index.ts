@@ -1,0 +1,3 @@
+export * from './metrics.service';
+export * from './metrics.module';
+export * from './operations/operations.module';

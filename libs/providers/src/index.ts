@@ -1,0 +1,4 @@
+export * from './provider.types';
+export * from './provider-router.service';
+export * from './providers.module';
+export { hashEmbedding, countTokens } from './local/hash-embedder';

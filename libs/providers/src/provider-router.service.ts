@@ -1,0 +1,85 @@
+import type { ResolvedRoute } from '@gateway/catalog';
+import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
+import { MetricsService } from '@gateway/metrics';
+import { Inject, Injectable } from '@nestjs/common';
+import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
+import { Logger } from 'pino';
+import { LocalProvider } from './local/local.provider';
+import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
+import { ModelProvider, ProviderError } from './provider.types';
+
+export interface RoutedAnswer<T> {
+  value: T;
+  route: ResolvedRoute;
+  /** Time spent calling providers, retries and their waits included. */
+  providerMs: number;
+}
+
+type Operation = 'embed' | 'chat';
+
+/**
+ * Calls a model through its routes (DESIGN §6): retryable failures (network, timeout, 429, 5xx) are retried with
+ * exponential backoff and jitter, then the next route is tried; an upstream that judges the request invalid is
+ * the caller's 400; when every route failed the answer is 500 UpstreamError.
+ */
+@Injectable()
+export class ProviderRouter {
+  private readonly providers: Record<string, ModelProvider>;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(
+    config: AppConfig,
+    local: LocalProvider,
+    openAiCompatible: OpenAiCompatibleProvider,
+    private readonly metrics: MetricsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible };
+    this.retryPolicy = retry(handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'), {
+      maxAttempts: config.UPSTREAM_RETRIES,
+      backoff: new ExponentialBackoff({ initialDelay: config.UPSTREAM_RETRY_BASE_MS, maxDelay: 10_000 }),
+    });
+  }
+
+  async call<T>(
+    modelId: string,
+    routes: ResolvedRoute[],
+    operation: Operation,
+    invoke: (provider: ModelProvider, route: ResolvedRoute) => Promise<T>,
+  ): Promise<RoutedAnswer<T>> {
+    const started = performance.now();
+    let lastFailure = 'no route can serve this model';
+    for (const route of routes) {
+      const provider = this.providers[route.provider];
+      if (!provider?.[operation]) continue;
+      try {
+        const value = await this.retryPolicy.execute(() => this.attempt(provider, route, () => invoke(provider, route)));
+        return { value, route, providerMs: performance.now() - started };
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        if (error.failure === 'request') {
+          throw new GatewayError('InvalidParameter', `the upstream model rejected the request: ${error.message}`);
+        }
+        lastFailure = `${route.key}: ${error.message}`;
+        this.logger.warn({ model: modelId, route: route.key, status: error.status, err: error.message }, 'route failed, trying the next one');
+      }
+    }
+    throw new GatewayError('UpstreamError', `the model ${modelId} is unavailable (${lastFailure})`, {
+      details: { provider_ms: Math.round(performance.now() - started) },
+    });
+  }
+
+  private async attempt<T>(provider: ModelProvider, route: ResolvedRoute, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const value = await run();
+      this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'ok' }, (performance.now() - started) / 1000);
+      return value;
+    } catch (error) {
+      const reason = error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
+      this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'error' }, (performance.now() - started) / 1000);
+      this.metrics.upstreamErrors.inc({ provider: provider.name, model: route.model, reason });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { LocalProvider } from './local/local.provider';
+import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
+import { ProviderRouter } from './provider-router.service';
+
+@Module({
+  providers: [LocalProvider, OpenAiCompatibleProvider, ProviderRouter],
+  exports: [ProviderRouter],
+})
+export class ProvidersModule {}

@@ -1,0 +1,95 @@
+import type { SerializedError } from '@gateway/common';
+
+/** Every queue of the system. A worker refuses to boot when a queue it serves has no processor. */
+export enum QueueName {
+  ImageEdit = 'image-edit',
+  Chat = 'chat',
+  Embeddings = 'embeddings',
+  Webhooks = 'webhooks',
+  Maintenance = 'maintenance',
+}
+
+/** The queues whose jobs are API tasks answered to a waiting caller. */
+export const TASK_QUEUES = [QueueName.Embeddings, QueueName.Chat, QueueName.ImageEdit] as const;
+export type TaskQueueName = (typeof TASK_QUEUES)[number];
+
+/** What every task job carries besides its request: who asked, and where to answer. */
+export interface TaskEnvelope {
+  taskId: string;
+  appId: string;
+  requestId: string;
+  /** Public model id as requested, and the catalog id it resolved to. */
+  model: string;
+  resolvedModel: string;
+  endpoint: string;
+  /** Reply channel of the api instance holding the connection (absent for async tasks). */
+  replyTo?: string;
+  createdAt: number;
+}
+
+export interface EmbeddingsJob extends TaskEnvelope {
+  input: string[];
+  encodingFormat: 'float' | 'base64';
+  dimensions: number;
+  user?: string;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  name?: string;
+}
+
+export interface ChatJob extends TaskEnvelope {
+  messages: ChatMessage[];
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  user?: string;
+}
+
+/** Image editing lands with its own issue; the contract is reserved so the catalogue is complete. */
+export interface ImageEditJob extends TaskEnvelope {
+  request: Record<string, unknown>;
+}
+
+export interface WebhookJob {
+  appId: string;
+  taskId: string;
+  event: 'task.succeeded' | 'task.failed';
+}
+
+export interface MaintenanceJob {
+  kind: 'expire-files';
+}
+
+export interface TaskUsage {
+  prompt_tokens: number;
+  completion_tokens?: number;
+  total_tokens: number;
+  images?: number;
+}
+
+/** What a finished task job answers: the HTTP body the caller receives, or the error. */
+export type TaskOutcome =
+  | { ok: true; body: Record<string, unknown>; usage?: TaskUsage; provider: string; providerMs: number }
+  | { ok: false; error: SerializedError; providerMs: number };
+
+export interface JobContracts {
+  [QueueName.Embeddings]: { payload: EmbeddingsJob; result: TaskOutcome };
+  [QueueName.Chat]: { payload: ChatJob; result: TaskOutcome };
+  [QueueName.ImageEdit]: { payload: ImageEditJob; result: TaskOutcome };
+  [QueueName.Webhooks]: { payload: WebhookJob; result: void };
+  [QueueName.Maintenance]: { payload: MaintenanceJob; result: void };
+}
+
+export type PayloadOf<Q extends QueueName> = JobContracts[Q]['payload'];
+export type ResultOf<Q extends QueueName> = JobContracts[Q]['result'];
+
+/** The message a worker publishes on an api instance's reply channel. */
+export interface TaskReply {
+  taskId: string;
+  outcome: TaskOutcome;
+}

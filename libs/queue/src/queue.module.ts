@@ -1,0 +1,20 @@
+import { AppConfig } from '@gateway/common';
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { QueueName } from './job-contracts';
+import { bullConnection } from './redis-connections';
+
+const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
+
+/** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (DESIGN §7). */
+@Module({})
+export class QueueModule {
+  static forRoot(role: 'producer' | 'worker'): DynamicModule {
+    const bull = BullModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
+    });
+    const queues = BullModule.registerQueue(...ALL_QUEUES);
+    return { global: true, module: QueueModule, imports: [bull, queues], exports: [bull, queues] };
+  }
+}

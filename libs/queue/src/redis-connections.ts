@@ -1,0 +1,36 @@
+import { AppConfig } from '@gateway/common';
+import Redis, { RedisOptions } from 'ioredis';
+
+/**
+ * Connection options per role, as BullMQ asks for production: blocking worker connections never give up on a
+ * command (maxRetriesPerRequest: null); producers fail fast instead of queueing commands while Redis is away.
+ */
+export function workerConnectionOptions(): RedisOptions {
+  return { maxRetriesPerRequest: null, enableReadyCheck: true };
+}
+
+export function producerConnectionOptions(): RedisOptions {
+  return { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableReadyCheck: true };
+}
+
+export function createRedis(config: AppConfig, options: RedisOptions, name: string): Redis {
+  return new Redis(config.REDIS_URL, { ...options, connectionName: name, lazyConnect: false });
+}
+
+/** BullMQ connection settings from REDIS_URL for a producer or a worker. */
+export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): RedisOptions {
+  const url = new URL(config.REDIS_URL);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    ...(role === 'worker' ? workerConnectionOptions() : producerConnectionOptions()),
+  };
+}
+
+export function replyChannel(config: AppConfig, instanceId: string): string {
+  return `${config.QUEUE_PREFIX}:reply:${instanceId}`;
+}

@@ -1,0 +1,202 @@
+import { AppConfig, GatewayError, LOGGER, newId } from '@gateway/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Job, JobsOptions, Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { Logger } from 'pino';
+import { PayloadOf, QueueName, TaskOutcome, TaskQueueName, TaskReply } from './job-contracts';
+import { createRedis, replyChannel } from './redis-connections';
+
+interface PendingWait {
+  queue: TaskQueueName;
+  since: number;
+  timer: NodeJS.Timeout;
+  resolve(outcome: TaskOutcome): void;
+  reject(error: unknown): void;
+}
+
+/** Looks up the final outcome of a task whose job BullMQ no longer holds (the task record is the truth). */
+export interface TaskOutcomeSource {
+  findOutcome(taskId: string): Promise<TaskOutcome | null>;
+}
+export const TASK_OUTCOME_SOURCE = Symbol('TASK_OUTCOME_SOURCE');
+
+/**
+ * Enqueues task jobs (job id = task id) and holds callers until the outcome arrives (DESIGN §2).
+ * One waiter registry per api instance, fed by one Redis subscription on this instance's reply channel; pub/sub
+ * can drop messages across a reconnect, so pending waits re-check the job state on reconnect and periodically.
+ */
+@Injectable()
+export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
+  readonly instanceId: string;
+  readonly channel: string;
+  private readonly pending = new Map<string, PendingWait>();
+  private readonly queues: Record<TaskQueueName, Queue>;
+  private subscriber?: Redis;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    @InjectQueue(QueueName.Embeddings) embeddings: Queue,
+    @InjectQueue(QueueName.Chat) chat: Queue,
+    @InjectQueue(QueueName.ImageEdit) imageEdit: Queue,
+    @Inject(TASK_OUTCOME_SOURCE) private readonly outcomes: TaskOutcomeSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.instanceId = config.INSTANCE_ID ?? newId('inst');
+    this.channel = replyChannel(config, this.instanceId);
+    this.queues = { [QueueName.Embeddings]: embeddings, [QueueName.Chat]: chat, [QueueName.ImageEdit]: imageEdit };
+  }
+
+  async onModuleInit(): Promise<void> {
+    const subscriber = createRedis(this.config, { maxRetriesPerRequest: null }, `reply:${this.instanceId}`);
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+    subscriber.on('error', (error) => this.logger.warn({ err: error.message }, 'reply channel connection error'));
+    let connectedOnce = false;
+    subscriber.on('ready', () => {
+      if (connectedOnce) void this.recheck([...this.pending.keys()], 'reconnect');
+      connectedOnce = true;
+    });
+    await subscriber.subscribe(this.channel);
+    await Promise.all(Object.values(this.queues).map((queue) => queue.waitUntilReady()));
+    this.sweepTimer = setInterval(() => void this.sweep(), this.config.WAIT_RECHECK_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    for (const [taskId, wait] of this.pending) {
+      clearTimeout(wait.timer);
+      wait.reject(this.timeoutError(taskId, 'the gateway is shutting down'));
+    }
+    this.pending.clear();
+    this.subscriber?.disconnect();
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  /** Enqueues without waiting (async mode). */
+  async submit<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<void> {
+    await this.queues[queue].add(queue, payload, this.jobOptions(payload.taskId));
+  }
+
+  /**
+   * Enqueues and resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once
+   * SYNC_TIMEOUT_MS elapses; the job keeps running and its result stays retrievable.
+   */
+  submitAndWait<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<TaskOutcome> {
+    const taskId = payload.taskId;
+    return new Promise<TaskOutcome>((resolve, reject) => {
+      // Registered before the job exists so that a very fast reply cannot arrive unheard.
+      const timer = setTimeout(() => {
+        this.pending.delete(taskId);
+        reject(this.timeoutError(taskId, `the task did not finish within ${this.config.SYNC_TIMEOUT_MS} ms`));
+      }, this.config.SYNC_TIMEOUT_MS);
+      this.pending.set(taskId, { queue, since: Date.now(), timer, resolve, reject });
+      this.queues[queue].add(queue, { ...payload, replyTo: this.channel }, this.jobOptions(taskId)).catch((error) => {
+        this.settle(taskId);
+        reject(error);
+      });
+    });
+  }
+
+  /**
+   * The caller went away. A job no worker has picked up yet is removed (nothing runs, nothing is billed);
+   * one already running completes and stays retrievable. Returns whether the job was removed.
+   */
+  async abandon(taskId: string): Promise<boolean> {
+    const wait = this.settle(taskId);
+    if (!wait) return false;
+    // Queue.remove answers 0 when the job is locked, i.e. a worker already holds it.
+    return (await this.queues[wait.queue].remove(taskId)) === 1;
+  }
+
+  /** In-flight state of a task from its job, for tasks whose record is not written yet. */
+  async jobState(taskId: string): Promise<{ queue: TaskQueueName; state: string; data: PayloadOf<TaskQueueName> } | null> {
+    for (const queue of Object.values(this.queues)) {
+      const job = await Job.fromId<PayloadOf<TaskQueueName>>(queue, taskId);
+      if (job) return { queue: queue.name as TaskQueueName, state: await job.getState(), data: job.data };
+    }
+    return null;
+  }
+
+  private jobOptions(taskId: string): JobsOptions {
+    return {
+      jobId: taskId,
+      attempts: this.config.JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+      // Kept a while so the safety net can read outcomes; the task record in MongoDB is the lasting copy.
+      removeOnComplete: { age: 3600, count: 20_000 },
+      removeOnFail: { age: 24 * 3600 },
+    };
+  }
+
+  private onReply(message: string): void {
+    let reply: TaskReply;
+    try {
+      reply = JSON.parse(message) as TaskReply;
+    } catch {
+      this.logger.warn('unreadable message on the reply channel');
+      return;
+    }
+    this.settle(reply.taskId)?.resolve(reply.outcome);
+  }
+
+  private settle(taskId: string): PendingWait | undefined {
+    const wait = this.pending.get(taskId);
+    if (!wait) return undefined;
+    clearTimeout(wait.timer);
+    this.pending.delete(taskId);
+    return wait;
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.pending.size === 0) return;
+    const cutoff = Date.now() - this.config.WAIT_RECHECK_INTERVAL_MS;
+    const stale = [...this.pending].filter(([, wait]) => wait.since <= cutoff).map(([taskId]) => taskId);
+    await this.recheck(stale, 'periodic');
+  }
+
+  /** Resolves waits whose job already finished although no reply reached this instance. */
+  private async recheck(taskIds: string[], reason: string): Promise<void> {
+    if (taskIds.length === 0) return;
+    this.sweeping = true;
+    try {
+      for (const taskId of taskIds) {
+        const wait = this.pending.get(taskId);
+        if (!wait) continue;
+        const outcome = await this.finishedOutcome(wait.queue, taskId).catch(() => null);
+        if (outcome) {
+          this.logger.info({ taskId, reason }, 'task outcome recovered by re-check');
+          this.settle(taskId)?.resolve(outcome);
+        }
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async finishedOutcome(queue: TaskQueueName, taskId: string): Promise<TaskOutcome | null> {
+    const job = await Job.fromId(this.queues[queue], taskId);
+    if (job?.finishedOn && job.returnvalue) return job.returnvalue as TaskOutcome;
+    if (job && !job.finishedOn) return null;
+    const recorded = await this.outcomes.findOutcome(taskId);
+    if (recorded) return recorded;
+    // Failed without a record (e.g. stalled beyond the allowed count), or gone altogether.
+    if (!job || job.failedReason) {
+      const message = job?.failedReason ? `the task failed: ${job.failedReason}` : 'the task was lost';
+      return { ok: false, providerMs: 0, error: new GatewayError('InternalError', message).toJSON() };
+    }
+    return null;
+  }
+
+  private timeoutError(taskId: string, message: string): GatewayError {
+    return new GatewayError('Timeout', `${message}; fetch the result with GET /v1/tasks/${taskId}`, {
+      details: { task_id: taskId },
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
+import { ApiKeysRepository, ApplicationsRepository } from '@gateway/db';
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { Logger } from 'pino';
+import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
+import { Principal } from './principal';
+
+type CacheEntry = { principal: Principal } | { invalid: true };
+
+const INVALID_TTL_MS = 5_000;
+
+/**
+ * Bearer authentication served from memory (DESIGN §4): a key is looked up in MongoDB at most once per
+ * AUTH_CACHE_TTL_MS, and while MongoDB is unreachable a key seen before keeps working from its stale entry.
+ */
+@Injectable()
+export class ApiKeyAuthService {
+  private readonly cache: LRUCache<string, CacheEntry>;
+
+  constructor(
+    config: AppConfig,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly applications: ApplicationsRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.cache = new LRUCache<string, CacheEntry>({
+      max: 50_000,
+      ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (hash, _stale, { options }) => {
+        const entry = await this.lookUp(hash);
+        if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
+        return entry;
+      },
+    });
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    if (!authorization) {
+      throw new GatewayError('MissingAuthorization', 'send the header "Authorization: Bearer <API key>"');
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new GatewayError('MissingAuthorization', 'the Authorization header must be "Bearer <API key>"');
+    const key = match[1];
+    if (!isWellFormedApiKey(key)) throw invalidKey();
+    let entry: CacheEntry | undefined;
+    try {
+      entry = await this.cache.fetch(hashApiKey(key));
+    } catch (error) {
+      this.logger.error({ err: (error as Error).message }, 'API key look-up failed');
+      throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
+    }
+    if (!entry || 'invalid' in entry) throw invalidKey();
+    if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= Date.now()) throw invalidKey();
+    return entry.principal;
+  }
+
+  /** Forgets cached keys, e.g. after a rotation made in this process. */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  private async lookUp(hash: string): Promise<CacheEntry> {
+    const key = await this.apiKeys.findByHash(hash);
+    if (!key || key.status !== 'active') return { invalid: true };
+    const app = await this.applications.findById(key.appId);
+    if (!app || app.status !== 'active') return { invalid: true };
+    return {
+      principal: {
+        appId: app._id,
+        keyId: key._id,
+        scope: app.scope,
+        dailyCallLimit: app.dailyCallLimit,
+        concurrencyLimit: app.concurrencyLimit,
+        requestsPerMinute: app.requestsPerMinute,
+        tokenQuota: app.tokenQuota,
+        ipWhitelist: app.ipWhitelist,
+        keyExpiresAt: key.expiresAt ? new Date(key.expiresAt).getTime() : undefined,
+      },
+    };
+  }
+}
+
+function invalidKey(): GatewayError {
+  return new GatewayError('InvalidApiKey', 'the API key is not valid; create or rotate one in the console');
+}

@@ -1,0 +1,15 @@
+import type { PermissionScope } from '@gateway/db';
+
+/** The authenticated caller: its application and what the hot path needs to know about it. */
+export interface Principal {
+  appId: string;
+  keyId: string;
+  scope: PermissionScope;
+  dailyCallLimit: number;
+  concurrencyLimit: number;
+  requestsPerMinute: number;
+  tokenQuota: number;
+  ipWhitelist: string[];
+  /** A rotated key in its grace period stops working at this time (epoch ms). */
+  keyExpiresAt?: number;
+}

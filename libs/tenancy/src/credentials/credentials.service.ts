@@ -1,0 +1,50 @@
+import { AppConfig, newId, randomBase62 } from '@gateway/common';
+import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
+import { Injectable } from '@nestjs/common';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
+import { SecretBox } from './secret-box';
+
+export interface IssuedCredentials {
+  appId: string;
+  apiKey: string;
+  secretKey: string;
+}
+
+export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
+
+/** Creates applications and issues their credentials; plaintext keys leave this service once, never stored. */
+@Injectable()
+export class CredentialsService {
+  private readonly box: SecretBox;
+
+  constructor(
+    config: AppConfig,
+    private readonly applications: ApplicationsRepository,
+    private readonly apiKeys: ApiKeysRepository,
+  ) {
+    this.box = new SecretBox(config.MASTER_KEY);
+  }
+
+  async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
+    const secretKey = `ss-${randomBase62(43)}`;
+    const application = await this.applications.create({ ...input, _id: newId('app'), secretKeyEnc: this.box.seal(secretKey) });
+    const apiKey = await this.issueApiKey(application._id);
+    return { application, appId: application._id, apiKey, secretKey };
+  }
+
+  /** A new key for the application; the old ones stop at once, or after `graceMs`. */
+  async rotateApiKey(appId: string, graceMs = 0): Promise<string> {
+    await this.apiKeys.retireAll(appId, graceMs > 0 ? new Date(Date.now() + graceMs) : undefined);
+    return this.issueApiKey(appId);
+  }
+
+  secretKeyOf(application: Pick<ApplicationRecord, 'secretKeyEnc'>): string {
+    return this.box.open(application.secretKeyEnc);
+  }
+
+  private async issueApiKey(appId: string): Promise<string> {
+    const apiKey = generateApiKey();
+    await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });
+    return apiKey;
+  }
+}
