@@ -1,0 +1,192 @@
+import OpenAI from 'openai';
+import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
+import { createApplication, getJson, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+
+describe('POST /v1/embeddings', () => {
+  const primary = new OpenAiFake();
+  const secondary = new OpenAiFake();
+  const broken = new OpenAiFake();
+  let api: RunningApi;
+  let worker: { close(): Promise<void> };
+  let apiKey: string;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    await Promise.all([primary.start(), secondary.start(), broken.start()]);
+    const env = testEnv({
+      UPSTREAM_PRIMARY_BASE_URL: primary.baseUrl,
+      UPSTREAM_SECONDARY_BASE_URL: secondary.baseUrl,
+      UPSTREAM_BROKEN_BASE_URL: broken.baseUrl,
+    });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    ({ apiKey } = await createApplication(api));
+    client = new OpenAI({ apiKey, baseURL: `${api.url}/v1`, maxRetries: 0 });
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await Promise.all([primary.stop(), secondary.stop(), broken.stop()]);
+  });
+
+  beforeEach(() => [primary, secondary, broken].forEach((fake) => fake.reset()));
+
+  it('answers the official openai SDK with the upstream vector at the requested dimensions', async () => {
+    const result = await client.embeddings.create({ model: 'text-embedding-v4', input: 'hello world', dimensions: 256, encoding_format: 'float' });
+    expect(result.object).toBe('list');
+    expect(result.model).toBe('text-embedding-v4');
+    expect(result.data[0].embedding).toHaveLength(256);
+    expect(result.data[0].embedding).toEqual(fakeVector('hello world', 256));
+    expect(result.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(primary.calls[0].body).toMatchObject({ model: 'text-embedding-v4', dimensions: 256 });
+  });
+
+  it('uses the catalog default dimensions when none are asked', async () => {
+    const result = await client.embeddings.create({ model: 'text-embedding-v4', input: 'x', encoding_format: 'float' });
+    expect(result.data[0].embedding).toHaveLength(1024);
+  });
+
+  it('returns base64 as little-endian float32 that decodes to the float answer', async () => {
+    const body = { model: 'text-embedding-v4', input: ['one', 'two'], dimensions: 64 };
+    const floats = await postJson(`${api.url}/v1/embeddings`, { ...body, encoding_format: 'float' }, apiKey);
+    const base64 = await postJson(`${api.url}/v1/embeddings`, { ...body, encoding_format: 'base64' }, apiKey);
+    expect(base64.status).toBe(200);
+    base64.body.data.forEach((item: { embedding: string; index: number }) => {
+      const bytes = Buffer.from(item.embedding, 'base64');
+      expect(bytes.length).toBe(64 * 4);
+      const decoded = Array.from({ length: 64 }, (_, i) => bytes.readFloatLE(i * 4));
+      expect(decoded).toEqual(floats.body.data[item.index].embedding);
+    });
+    // The SDK's own default is base64, decoded on the client side.
+    const viaSdk = await client.embeddings.create({ model: 'text-embedding-v4', input: 'one', dimensions: 64 });
+    expect(viaSdk.data[0].embedding).toEqual(floats.body.data[0].embedding);
+  });
+
+  it('keeps the order of a batch', async () => {
+    const input = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'];
+    const result = await client.embeddings.create({ model: 'text-embedding-v4', input, dimensions: 128, encoding_format: 'float' });
+    expect(result.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
+    result.data.forEach((item, i) => expect(item.embedding).toEqual(fakeVector(input[i], 128)));
+  });
+
+  it('truncates and re-normalises when an upstream ignores dimensions', async () => {
+    const full = new OpenAiFake({ honoursDimensions: false, nativeDimensions: 1024 });
+    await full.start();
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: full.baseUrl });
+    const [otherApi, otherWorker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey: key } = await createApplication(otherApi);
+      const result = await postJson(`${otherApi.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'hi', dimensions: 256 }, key);
+      const vector: number[] = result.body.data[0].embedding;
+      expect(vector).toHaveLength(256);
+      expect(Math.hypot(...vector)).toBeCloseTo(1, 6);
+    } finally {
+      await Promise.all([otherApi.close(), otherWorker.close()]);
+      await full.stop();
+    }
+  });
+
+  describe('rejects bad input with 400 and the parameter at fault', () => {
+    it.each([
+      ['an unsupported dimensions value', { model: 'text-embedding-v4', input: 'x', dimensions: 100 }, 'InvalidParameter', 'dimensions'],
+      ['an empty string', { model: 'text-embedding-v4', input: '' }, 'InvalidParameter', 'input'],
+      ['an empty array', { model: 'text-embedding-v4', input: [] }, 'InvalidParameter', 'input'],
+      ['more inputs than the model takes', { model: 'text-embedding-v4', input: Array(11).fill('x') }, 'InvalidParameter', 'input'],
+      ['an input over the token limit', { model: 'text-embedding-v4', input: ['ok', 'word '.repeat(9000)] }, 'InvalidParameter', 'input[1]'],
+      ['an unknown encoding', { model: 'text-embedding-v4', input: 'x', encoding_format: 'int8' }, 'InvalidParameter', 'encoding_format'],
+      ['an unknown field', { model: 'text-embedding-v4', input: 'x', temperature: 1 }, 'InvalidParameter', 'temperature'],
+      ['a missing model', { input: 'x' }, 'InvalidParameter', 'model'],
+      ['an unknown model', { model: 'no-such-model', input: 'x' }, 'ModelNotFound', 'model'],
+      ['a chat model', { model: 'x-chat', input: 'x' }, 'ModelNotFound', 'model'],
+    ])('%s', async (_name, body, code, param) => {
+      const response = await postJson(`${api.url}/v1/embeddings`, body, apiKey);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code, param, type: 'invalid_request_error' });
+      expect(response.body.request_id).toBe(response.headers.get('x-request-id'));
+      expect(primary.calls).toHaveLength(0);
+    });
+
+    it('a body that is not JSON', async () => {
+      const response = await fetch(`${api.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: '{"model": ',
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as any).error.code).toBe('InvalidParameter');
+    });
+  });
+
+  describe('authentication', () => {
+    it('answers 401 MissingAuthorization without a key', async () => {
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' });
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('MissingAuthorization');
+    });
+
+    it.each([
+      ['a malformed key', 'not-a-key'],
+      ['a well-formed key with a bad checksum', `sk-${'A'.repeat(49)}`],
+      ['an unknown valid-looking key', 'unknown'],
+    ])('answers 401 InvalidApiKey for %s', async (_name, key) => {
+      const apiKeyToSend = key === 'unknown' ? await unknownButWellFormedKey() : key;
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKeyToSend);
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('InvalidApiKey');
+    });
+
+    it('guards GET /v1/models too', async () => {
+      expect((await getJson(`${api.url}/v1/models`)).status).toBe(401);
+    });
+  });
+
+  describe('upstream failures', () => {
+    it('retries an upstream 500 and succeeds', async () => {
+      primary.failNext({ times: 1, status: 500 });
+      const result = await client.embeddings.create({ model: 'text-embedding-v4', input: 'retry me', encoding_format: 'float' });
+      expect(result.data[0].embedding).toEqual(fakeVector('retry me', 1024));
+      expect(primary.calls).toHaveLength(2);
+    });
+
+    it('retries a 429 and a dropped connection', async () => {
+      primary.failNext({ times: 1, status: 429 });
+      primary.failNext({ times: 1, dropConnection: true });
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey);
+      expect(response.status).toBe(200);
+      expect(primary.calls).toHaveLength(3);
+    });
+
+    it('falls back to the next route when the first keeps failing', async () => {
+      broken.failNext({ times: 100, status: 503 });
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'fallback-embedding', input: 'x' }, apiKey);
+      expect(response.status).toBe(200);
+      expect(response.body.data[0].embedding).toEqual(fakeVector('x', 256));
+      expect(broken.calls.length).toBe(3); // first try + UPSTREAM_RETRIES
+      expect(secondary.calls).toHaveLength(1);
+      expect(secondary.calls[0].body.model).toBe('embed-b');
+    });
+
+    it('answers 500 UpstreamError when every route fails', async () => {
+      broken.failNext({ times: 100, status: 500 });
+      secondary.failNext({ times: 100, status: 502 });
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'fallback-embedding', input: 'x' }, apiKey);
+      expect(response.status).toBe(500);
+      expect(response.body.error).toMatchObject({ code: 'UpstreamError', type: 'api_error' });
+      const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
+      expect(task.body).toMatchObject({ status: 'failed', error: { code: 'UpstreamError' } });
+    });
+
+    it('maps an upstream 400 to the caller\'s 400 without retrying', async () => {
+      primary.failNext({ times: 1, status: 400, body: { error: { message: 'input contains forbidden text', type: 'invalid_request_error' } } });
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('InvalidParameter');
+      expect(response.body.error.message).toContain('input contains forbidden text');
+      expect(primary.calls).toHaveLength(1);
+    });
+  });
+
+  async function unknownButWellFormedKey(): Promise<string> {
+    const { generateApiKey } = await import('@gateway/tenancy');
+    return generateApiKey();
+  }
+});

@@ -1,0 +1,100 @@
+import { AppConfig, EnvSource, loadConfig, randomBase62 } from '@gateway/common';
+import { CredentialsService, IssuedCredentials } from '@gateway/tenancy';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createApiApp } from '../../apps/api/src/bootstrap';
+import { createWorkerApp } from '../../apps/worker/src/bootstrap';
+
+export const ROOT = join(__dirname, '..', '..');
+const MASTER_KEY = 'a'.repeat(64);
+
+/**
+ * Configuration of one test file's deployment: its own MongoDB database and BullMQ prefix on the shared
+ * Redis/FerretDB that `npm test` started, so suites never see each other's jobs or records.
+ */
+export function testEnv(overrides: EnvSource = {}): EnvSource {
+  const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
+  if (!TEST_REDIS_URL || !TEST_MONGODB_URL) throw new Error('run the e2e suite with `npm test`, which starts Redis and FerretDB');
+  const scope = `t${randomBase62(8)}`;
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    REDIS_URL: TEST_REDIS_URL,
+    MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`,
+    QUEUE_PREFIX: scope,
+    MASTER_KEY,
+    MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models.yaml'),
+    UPSTREAM_RETRY_BASE_MS: 20,
+    WAIT_RECHECK_INTERVAL_MS: 500,
+    ...overrides,
+  };
+}
+
+export interface RunningApi {
+  app: NestFastifyApplication;
+  url: string;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+export async function startApi(env: EnvSource): Promise<RunningApi> {
+  const config = loadConfig(env);
+  const app = await createApiApp(config);
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  return { app, url: url.replace('[::1]', '127.0.0.1'), config, close: () => app.close() };
+}
+
+export async function startWorker(env: EnvSource): Promise<{ app: NestFastifyApplication; close(): Promise<void> }> {
+  const app = await createWorkerApp(loadConfig(env));
+  await app.init();
+  return { app, close: () => app.close() };
+}
+
+/** A worker as a separate OS process from the build, for tests that kill it. */
+export function spawnWorker(env: EnvSource): ChildProcess {
+  const plain = Object.fromEntries(Object.entries({ ...process.env, ...env, WORKER_PORT: 0 }).map(([k, v]) => [k, String(v ?? '')]));
+  return spawn(process.execPath, [join(ROOT, 'dist/apps/worker/apps/worker/src/main.js')], { env: plain, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export async function createApplication(api: RunningApi, name = 'test-app'): Promise<IssuedCredentials> {
+  const issued = await api.app.get(CredentialsService).createApplication({
+    name,
+    description: '',
+    type: 'backend',
+    usageScenario: '',
+    expectedVolume: 0,
+    scope: { capabilities: [], models: [] },
+    dailyCallLimit: 0,
+    concurrencyLimit: 0,
+    requestsPerMinute: 0,
+    tokenQuota: 0,
+    ipWhitelist: [],
+  });
+  return { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey };
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export async function postJson(url: string, body: unknown, apiKey?: string, signal?: AbortSignal) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    body: JSON.stringify(body),
+    signal,
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+export async function getJson(url: string, apiKey?: string) {
+  const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
