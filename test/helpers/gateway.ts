@@ -98,3 +98,13 @@ export async function getJson(url: string, apiKey?: string) {
   const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
+
+/** The value of the Prometheus sample `name` whose labels include `labels` (any order), or undefined. */
+export function metricValue(exposition: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelText = line.slice(name.length + 1, line.lastIndexOf('}'));
+    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
