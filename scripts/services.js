@@ -169,7 +169,8 @@ function ensureNodeModules(root) {
   const lock = path.join(root, 'package-lock.json');
   if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs) return;
   log('installing npm packages');
-  run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root });
+  // Not `npm ci`: npm 11 rejects this lock over msgpackr-extract's optional per-platform packages; install from the lock instead.
+  run('npm', ['install', '--no-audit', '--no-fund'], { cwd: root });
 }
 
 function newestMtime(dir) {
