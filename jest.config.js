@@ -6,7 +6,7 @@ module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   moduleNameMapper: Object.fromEntries(aliases.map((lib) => [`^@gateway/${lib}$`, `<rootDir>/libs/${lib}/src`])),
   testTimeout: 60_000,
   setupFiles: ['reflect-metadata'],

@@ -1,0 +1,22 @@
+import { loadConfig } from './app-config';
+
+const MASTER_KEY = 'b'.repeat(64);
+
+describe('loadConfig', () => {
+  it('applies defaults and reads upstreams from UPSTREAM_<NAME>_BASE_URL / _API_KEY', () => {
+    const config = loadConfig({ MASTER_KEY, UPSTREAM_MY_VLLM_BASE_URL: 'http://10.0.0.5:8000/v1/', UPSTREAM_MY_VLLM_API_KEY: 'k' });
+    expect(config.SYNC_TIMEOUT_MS).toBe(300_000);
+    expect(config.upstreams.my_vllm).toEqual({ baseUrl: 'http://10.0.0.5:8000/v1', apiKey: 'k' });
+  });
+
+  it('refuses bad values with every problem listed', () => {
+    const attempt = () => loadConfig({ MASTER_KEY: 'short', API_PORT: 'x' });
+    expect(attempt).toThrow(/MASTER_KEY must be 64 hex characters/);
+    expect(attempt).toThrow(/API_PORT must be an integer/);
+  });
+
+  it('parses WORKER_QUEUES', () => {
+    expect(loadConfig({ MASTER_KEY, WORKER_QUEUES: 'chat,embeddings' }).workerQueues).toEqual(['chat', 'embeddings']);
+    expect(loadConfig({ MASTER_KEY }).workerQueues).toBe('all');
+  });
+});
