@@ -9,7 +9,8 @@
  * Options: --requests N (sequential requests per target, 2000), --warmup N (500), --connections N (50),
  * --duration S (10).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -125,6 +126,15 @@ function stats(values: number[]): Stats {
 // ---------------------------------------------------------------------------------------------------------------
 // Load (autocannon in its own process, so the load generator does not share an event loop with the timer)
 
+/** The autocannon process of the moment, stopped with this one (scripts/bench.js stops this with SIGTERM). */
+let loadGenerator: ReturnType<typeof spawn> | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    loadGenerator?.kill();
+    process.exit(130);
+  });
+}
+
 function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
   const bin = path.resolve(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
   const args = [
@@ -135,12 +145,14 @@ function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    loadGenerator = child;
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
     child.once('exit', (code) => {
+      loadGenerator = undefined;
       try {
         if (code !== 0) throw new Error(`exit code ${code}`);
         resolve(JSON.parse(stdout) as AutocannonResult);
@@ -154,24 +166,72 @@ function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
 // ---------------------------------------------------------------------------------------------------------------
 // Gateway self-reporting: /metrics and the task records
 
-async function scrapeHistogram(metricsUrl: string, name: string): Promise<Histogram> {
+async function scrape(metricsUrl: string): Promise<string> {
   const response = await request(metricsUrl, { dispatcher: agent });
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`GET ${metricsUrl} answered ${response.statusCode}`);
-  const histogram: Histogram = { buckets: new Map(), sum: 0, count: 0 };
+  return text;
+}
+
+/** Parses one histogram out of a Prometheus text exposition, summing its series over all labels. */
+function histogram(text: string, name: string): Histogram {
+  const h: Histogram = { buckets: new Map(), sum: 0, count: 0 };
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}_`)) continue;
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.startsWith(`${name}_sum`)) histogram.sum += value;
-    else if (line.startsWith(`${name}_count`)) histogram.count += value;
+    if (line.startsWith(`${name}_sum`)) h.sum += value;
+    else if (line.startsWith(`${name}_count`)) h.count += value;
     else if (line.startsWith(`${name}_bucket`)) {
       const le = /le="([^"]+)"/.exec(line)?.[1];
       if (!le) continue;
       const bound = le === '+Inf' ? Infinity : Number(le);
-      histogram.buckets.set(bound, (histogram.buckets.get(bound) ?? 0) + value);
+      h.buckets.set(bound, (h.buckets.get(bound) ?? 0) + value);
     }
   }
-  return histogram;
+  return h;
+}
+
+/** The histograms this bench follows: the api's overhead, and the worker's view of the same requests. */
+interface Snapshot {
+  overhead: Histogram;
+  jobWait: Histogram;
+  jobDuration: Histogram;
+  upstream: Histogram;
+}
+
+async function snapshot(apiMetricsUrl: string, workerMetricsUrl: string): Promise<Snapshot> {
+  const [api, worker] = await Promise.all([scrape(apiMetricsUrl), scrape(workerMetricsUrl)]);
+  return {
+    overhead: histogram(api, 'gateway_overhead_seconds'),
+    jobWait: histogram(worker, 'gateway_job_wait_seconds'),
+    jobDuration: histogram(worker, 'gateway_job_duration_seconds'),
+    upstream: histogram(worker, 'gateway_upstream_request_duration_seconds'),
+  };
+}
+
+function snapshotSince(after: Snapshot, before: Snapshot): Snapshot {
+  return {
+    overhead: since(after.overhead, before.overhead),
+    jobWait: since(after.jobWait, before.jobWait),
+    jobDuration: since(after.jobDuration, before.jobDuration),
+    upstream: since(after.upstream, before.upstream),
+  };
+}
+
+const meanMs = (h: Histogram) => (h.count ? (h.sum / h.count) * 1000 : NaN);
+
+/**
+ * Where the api's overhead goes, from means. The worker measures job wait (enqueue → pick-up, whole ms clocks)
+ * and job duration (pick-up → provider answer, before the task record is written); whatever remains is api
+ * handling, the task record insert, the reply publish and the response.
+ */
+function breakdown(s: Snapshot): string {
+  const overhead = meanMs(s.overhead);
+  const wait = meanMs(s.jobWait);
+  // Both are whole-ms clock differences in the worker, so a near-zero difference may come out slightly negative.
+  const inWorker = Math.max(0, meanMs(s.jobDuration) - meanMs(s.upstream));
+  const rest = overhead - wait - inWorker;
+  return `job wait ${fmt(wait)} ms + worker excl. upstream ${fmt(inWorker)} ms + rest (api, task record insert, reply) ${fmt(rest)} ms`;
 }
 
 /** The observations made between two scrapes of the same histogram. */
@@ -221,20 +281,77 @@ function countsDelta(after: Record<string, number>, before: Record<string, numbe
   return parts.length ? parts.join(', ') : 'none';
 }
 
+/**
+ * Reference figure for the task record the worker writes before it replies: sequential single-document inserts of
+ * a task-sized document (the 256-float embeddings answer dominates) into a scratch collection, dropped afterwards.
+ */
+async function probeInserts(client: MongoClient, count: number): Promise<Stats> {
+  const collection = client.db().collection<{ _id: number }>('bench_insert_probe');
+  const embedding = Array.from({ length: 256 }, (_, i) => Math.fround(Math.sin(i * 7.1) / 16));
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const doc = { _id: i, status: 'succeeded', createdAt: new Date(), result: { object: 'list', data: [{ object: 'embedding', index: 0, embedding }] } };
+    const start = process.hrtime.bigint();
+    await collection.insertOne(doc);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  await collection.drop();
+  return stats(times);
+}
+
+/** The services' pids from BENCH_PIDS ("api:123,worker:456,…"), to sample their CPU time from /proc. */
+function servicePids(): [string, number][] {
+  return (process.env.BENCH_PIDS ?? '')
+    .split(',')
+    .map((pair) => pair.split(':'))
+    .filter(([name, pid]) => name && Number(pid) > 0)
+    .map(([name, pid]) => [name, Number(pid)]);
+}
+
+/** User + system CPU seconds per service so far (Linux /proc; empty elsewhere). */
+function cpuSeconds(pids: [string, number][]): Map<string, number> {
+  const ticks = clockTicks();
+  const times = new Map<string, number>();
+  for (const [name, pid] of pids) {
+    try {
+      // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      times.set(name, (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {
+      // Not Linux, or the process is gone: leave it out.
+    }
+  }
+  return times;
+}
+
+let cachedClockTicks: number | undefined;
+function clockTicks(): number {
+  if (cachedClockTicks === undefined) {
+    try {
+      cachedClockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      cachedClockTicks = 100;
+    }
+  }
+  return cachedClockTicks;
+}
+
+function describeCpu(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
+  const parts = [...after].filter(([name]) => before.has(name)).map(([name, t]) => `${name} ${Math.round(((t - before.get(name)!) / seconds) * 100)}%`);
+  return parts.length ? parts.join(', ') : 'n/a';
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Output
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
+/** Left-aligned first column, right-aligned figures, a rule under the header row. */
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
-  return rows
-    .map((row, i) => {
-      const line = row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join('   ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('   ')}` : line;
-    })
-    .map((line) => `  ${line}`)
-    .join('\n');
+  const line = (row: string[]) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join('   ');
+  const lines = [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('   '), ...rows.slice(1).map(line)];
+  return lines.map((l) => `  ${l}`.trimEnd()).join('\n');
 }
 
 function print(line = ''): void {
@@ -248,8 +365,25 @@ async function main(): Promise<void> {
   const apiUrl = env('BENCH_API_URL');
   const direct: Target = { name: 'direct', url: `${env('BENCH_UPSTREAM_URL')}/embeddings`, authorization: 'Bearer none' };
   const gateway: Target = { name: 'gateway', url: `${apiUrl}/v1/embeddings`, authorization: `Bearer ${env('BENCH_API_KEY')}` };
-  const metricsUrl = `${apiUrl}/metrics`;
+  const apiMetrics = `${apiUrl}/metrics`;
+  const workerMetrics = `${env('BENCH_WORKER_URL')}/metrics`;
   const mongo = await MongoClient.connect(env('BENCH_MONGODB_URI'));
+  try {
+    await run(opts, { direct, gateway, apiMetrics, workerMetrics, mongo });
+  } finally {
+    await mongo.close();
+  }
+}
+
+interface Setup {
+  direct: Target;
+  gateway: Target;
+  apiMetrics: string;
+  workerMetrics: string;
+  mongo: MongoClient;
+}
+
+async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, mongo }: Setup): Promise<void> {
 
   const cpus = os.cpus();
   print('Gateway overhead benchmark');
@@ -273,10 +407,10 @@ async function main(): Promise<void> {
   print();
 
   // 2. Unloaded latency: one request at a time, direct first, then through the gateway.
-  const overheadBefore = await scrapeHistogram(metricsUrl, 'gateway_overhead_seconds');
+  const unloadedBefore = await snapshot(apiMetrics, workerMetrics);
   const directSamples = await sequential(direct, opts.requests);
   const gatewaySamples = await sequential(gateway, opts.requests);
-  const overheadUnloaded = since(await scrapeHistogram(metricsUrl, 'gateway_overhead_seconds'), overheadBefore);
+  const unloaded = snapshotSince(await snapshot(apiMetrics, workerMetrics), unloadedBefore);
   const directStats = stats(directSamples.map((s) => s.ms));
   const gatewayStats = stats(gatewaySamples.map((s) => s.ms));
   const directNon200 = directSamples.filter((s) => s.status !== 200).length;
@@ -302,7 +436,8 @@ async function main(): Promise<void> {
   if (headerStats) {
     print(`  x-gateway-overhead-ms over all ${headerValues.length}: p50 ${fmt(headerStats.p50)}, p90 ${fmt(headerStats.p90)}, p99 ${fmt(headerStats.p99)}, mean ${fmt(headerStats.mean)}`);
   }
-  print(`  /metrics gateway_overhead_seconds, this phase: ${describeOverhead(overheadUnloaded)}`);
+  print(`  /metrics gateway_overhead_seconds, this phase: ${describeOverhead(unloaded.overhead)}`);
+  print(`  of which (means, api + worker /metrics): ${breakdown(unloaded)}`);
   if (gatewayNon200.length) {
     const byStatus = gatewayNon200.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {});
     print(`  WARNING: non-200 gateway answers by status: ${JSON.stringify(byStatus)}`);
@@ -313,13 +448,17 @@ async function main(): Promise<void> {
   const tasksBeforeLoad = await taskCounts(mongo, true);
   print(`Under load: autocannon, ${opts.connections} connections for ${opts.duration} s each`);
   const directLoad = await autocannon(direct, opts);
-  const loadMetricsBefore = await scrapeHistogram(metricsUrl, 'gateway_overhead_seconds');
+  const loadBefore = await snapshot(apiMetrics, workerMetrics);
+  const pids = servicePids();
+  const cpuBefore = cpuSeconds(pids);
+  const loadStarted = process.hrtime.bigint();
   const gatewayLoad = await autocannon(gateway, opts);
+  const cpuDuringLoad = describeCpu(cpuBefore, cpuSeconds(pids), Number(process.hrtime.bigint() - loadStarted) / 1e9);
   // 4. The gateway's own view of the load run.
-  const overheadLoad = since(await scrapeHistogram(metricsUrl, 'gateway_overhead_seconds'), loadMetricsBefore);
-  const overheadAll = await scrapeHistogram(metricsUrl, 'gateway_overhead_seconds');
+  const whole = await snapshot(apiMetrics, workerMetrics);
+  const load = snapshotSince(whole, loadBefore);
   const tasksAfterLoad = await taskCounts(mongo, true);
-  await mongo.close();
+  const insertProbe = await probeInserts(mongo, 200);
 
   print(
     table([
@@ -333,11 +472,14 @@ async function main(): Promise<void> {
   );
   const gatewayStatuses = gatewayLoad.statusCodeStats ? Object.entries(gatewayLoad.statusCodeStats).map(([code, s]) => `${code}: ${s.count}`).join(', ') : 'n/a';
   print(`  gateway status codes: ${gatewayStatuses}; requests sent ${gatewayLoad.requests.sent} (the ones in flight at the end are cut off)`);
-  print(`  /metrics gateway_overhead_seconds, load phase: ${describeOverhead(overheadLoad)}`);
-  print(`  /metrics gateway_overhead_seconds, whole run:  ${describeOverhead(overheadAll)}`);
+  print(`  CPU during the gateway load run (100% = one core of ${os.cpus().length}): ${cpuDuringLoad}`);
+  print(`  /metrics gateway_overhead_seconds, load phase: ${describeOverhead(load.overhead)}`);
+  print(`  of which (means, api + worker /metrics): ${breakdown(load)}`);
+  print(`  /metrics gateway_overhead_seconds, whole run:  ${describeOverhead(whole.overhead)}`);
   const loadTasks = total(tasksAfterLoad) - total(tasksBeforeLoad);
   print(`  task records written during the load phase: ${loadTasks} (${countsDelta(tasksAfterLoad, tasksBeforeLoad)}) vs ${gatewayLoad['2xx']} 2xx responses`);
   print(`  task records in all: ${total(tasksAfterLoad)} vs ${1 + warmup.length + gatewaySamples.length + gatewayLoad.requests.sent} gateway requests sent in all`);
+  print(`  reference: one FerretDB insertOne of a task-sized document (~5 KB, sequential, after the run): p50 ${fmt(insertProbe.p50)} ms, p99 ${fmt(insertProbe.p99)} ms`);
   print();
 
   // 5. Summary against the targets (printed, never asserted).
@@ -351,7 +493,7 @@ async function main(): Promise<void> {
       [`gateway throughput @ ${opts.connections} conn`, `${fmt(gatewayLoad.requests.average, 1)} req/s`, `≥ ${TARGETS.loadRps} req/s`, verdict(gatewayLoad.requests.average >= TARGETS.loadRps)],
       [`  (direct to fake @ ${opts.connections} conn)`, `${fmt(directLoad.requests.average, 1)} req/s`, '', ''],
       [`gateway latency under load p50 / p99`, `${fmt(gatewayLoad.latency.p50)} / ${fmt(gatewayLoad.latency.p99)} ms`, '', ''],
-      ['gateway non-200 (unloaded / load)', `${gatewayNon200.length} / ${gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts}`, '0', verdict(gatewayNon200.length + gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts === 0)],
+      ['gateway failures (unloaded / load)', `${gatewayNon200.length} / ${gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts}`, '0', verdict(gatewayNon200.length + gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts === 0)],
       ['task records vs 2xx (load phase)', `${loadTasks} / ${gatewayLoad['2xx']}`, '≥ 2xx', verdict(loadTasks >= gatewayLoad['2xx'])],
     ]),
   );

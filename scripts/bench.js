@@ -24,6 +24,7 @@ const READY_TIMEOUT_MS = 60_000;
 const started = [];
 let tmpDir;
 let cleaningUp;
+let interrupted = false;
 
 async function main() {
   const [name, ...extraArgs] = process.argv.slice(2);
@@ -39,10 +40,11 @@ async function main() {
   const [redisPort, mongoPort, fakePort, apiPort, workerPort] = await distinctFreePorts(5);
   services.log(`temp dir ${tmpDir}`);
 
-  started.push(await services.startRedis({ port: redisPort, dir: path.join(tmpDir, 'redis'), logFile: logFile('redis') }));
-  started.push(await services.startFerretDb({ port: mongoPort, dir: path.join(tmpDir, 'ferretdb'), logFile: logFile('ferretdb') }));
+  const redis = await services.startRedis({ port: redisPort, dir: path.join(tmpDir, 'redis'), logFile: logFile('redis') });
+  started.push(redis);
+  const ferretDb = await services.startFerretDb({ port: mongoPort, dir: path.join(tmpDir, 'ferretdb'), logFile: logFile('ferretdb') });
+  started.push(ferretDb);
   const fake = await startFake(fakePort, logFile('fake'));
-  started.push(fake.child);
 
   const logLevel = process.env.LOG_LEVEL || 'info';
   const env = gatewayEnv({
@@ -83,8 +85,10 @@ async function main() {
     BENCH_LOG_LEVEL: logLevel,
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
     BENCH_NODE_ENV: env.NODE_ENV,
+    // For the per-process CPU figures of the load run.
+    BENCH_PIDS: Object.entries({ api, worker, redis, ferretdb: ferretDb, fake: fake.child }).map(([what, child]) => `${what}:${child.pid}`).join(','),
   });
-  reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
+  if (!interrupted) reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
   return code;
 }
 
@@ -119,6 +123,7 @@ function startFake(port, logFile) {
     cwd: root,
     stdio: ['ignore', 'pipe', err],
   });
+  started.push(child);
   fs.closeSync(err);
   return new Promise((resolve, reject) => {
     let output = '';
@@ -207,6 +212,7 @@ async function cleanup() {
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
+    interrupted = true;
     services.log(`${signal}: stopping`);
     void cleanup().finally(() => process.exit(130));
   });
