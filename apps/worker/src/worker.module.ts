@@ -10,7 +10,6 @@ import { ChatProcessor } from './processors/chat.processor';
 import { EmbeddingsProcessor } from './processors/embeddings.processor';
 import { ChatTaskService } from './tasks/chat-task.service';
 import { EmbeddingsTaskService } from './tasks/embeddings-task.service';
-import { ReplyPublisher } from './tasks/reply-publisher.service';
 import { TASK_PROCESSORS, TaskProcessor } from './tasks/task-processor';
 import { TaskRunner } from './tasks/task-runner.service';
 import { TaskWorkers } from './tasks/task-workers.service';
@@ -53,7 +52,6 @@ export class WorkerModule {
       ],
       providers: [
         TaskRunner,
-        ReplyPublisher,
         EmbeddingsTaskService,
         ChatTaskService,
         ...processors,

@@ -1,4 +1,6 @@
 export * from './job-contracts';
+export * from './outcome-codec';
+export * from './outcome-store.service';
 export * from './redis-connections';
 export * from './queue.module';
 export * from './task-gateway.service';

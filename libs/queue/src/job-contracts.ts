@@ -72,9 +72,12 @@ export interface TaskUsage {
   images?: number;
 }
 
-/** What a finished task job answers: the HTTP body the caller receives, or the error. */
+/**
+ * What a finished task answers: the response body as JSON text (serialised once by the worker, then sent and
+ * stored verbatim), or the error.
+ */
 export type TaskOutcome =
-  | { ok: true; body: Record<string, unknown>; usage?: TaskUsage; provider: string; providerMs: number }
+  | { ok: true; body: string; usage?: TaskUsage; provider: string; providerMs: number }
   | { ok: false; error: SerializedError; providerMs: number };
 
 export interface JobContracts {
@@ -88,8 +91,3 @@ export interface JobContracts {
 export type PayloadOf<Q extends QueueName> = JobContracts[Q]['payload'];
 export type ResultOf<Q extends QueueName> = JobContracts[Q]['result'];
 
-/** The message a worker publishes on an api instance's reply channel. */
-export interface TaskReply {
-  taskId: string;
-  outcome: TaskOutcome;
-}

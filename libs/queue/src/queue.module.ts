@@ -2,6 +2,7 @@ import { AppConfig } from '@gateway/common';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueueName } from './job-contracts';
+import { OutcomeStore } from './outcome-store.service';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -15,6 +16,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], exports: [bull, queues] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [OutcomeStore], exports: [bull, queues, OutcomeStore] };
   }
 }

@@ -4,7 +4,8 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { Job, JobsOptions, Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Logger } from 'pino';
-import { PayloadOf, QueueName, TaskOutcome, TaskQueueName, TaskReply } from './job-contracts';
+import { PayloadOf, QueueName, TaskOutcome, TaskQueueName } from './job-contracts';
+import { decodeOutcome } from './outcome-codec';
 import { createRedis, replyChannel } from './redis-connections';
 
 interface PendingWait {
@@ -15,7 +16,7 @@ interface PendingWait {
   reject(error: unknown): void;
 }
 
-/** Looks up the final outcome of a task whose job BullMQ no longer holds (the task record is the truth). */
+/** The final outcome of a task if it has one: delivered (Redis) or recorded (MongoDB). */
 export interface TaskOutcomeSource {
   findOutcome(taskId: string): Promise<TaskOutcome | null>;
 }
@@ -136,9 +137,9 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
   }
 
   private onReply(message: string): void {
-    let reply: TaskReply;
+    let reply: ReturnType<typeof decodeOutcome>;
     try {
-      reply = JSON.parse(message) as TaskReply;
+      reply = decodeOutcome(message);
     } catch {
       this.logger.warn('unreadable message on the reply channel');
       return;
@@ -181,17 +182,16 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async finishedOutcome(queue: TaskQueueName, taskId: string): Promise<TaskOutcome | null> {
+    const known = await this.outcomes.findOutcome(taskId);
+    if (known) return known;
     const job = await Job.fromId(this.queues[queue], taskId);
-    if (job?.finishedOn && job.returnvalue) return job.returnvalue as TaskOutcome;
     if (job && !job.finishedOn) return null;
+    // A job finishes only after its outcome is stored, so look once more before calling it lost.
     const recorded = await this.outcomes.findOutcome(taskId);
     if (recorded) return recorded;
-    // Failed without a record (e.g. stalled beyond the allowed count), or gone altogether.
-    if (!job || job.failedReason) {
-      const message = job?.failedReason ? `the task failed: ${job.failedReason}` : 'the task was lost';
-      return { ok: false, providerMs: 0, error: new GatewayError('InternalError', message).toJSON() };
-    }
-    return null;
+    // Failed without an outcome (e.g. stalled beyond the allowed count), or gone altogether.
+    const message = job?.failedReason ? `the task failed: ${job.failedReason}` : 'the task was lost';
+    return { ok: false, providerMs: 0, error: new GatewayError('InternalError', message).toJSON() };
   }
 
   private timeoutError(taskId: string, message: string): GatewayError {

@@ -31,7 +31,8 @@ export class TaskSubmissionService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<Record<string, unknown>> {
+  /** Resolves with the response body as JSON text, sent verbatim. */
+  async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<string> {
     const { http } = submission;
     const payload = this.envelope(submission);
     http.request.taskId = payload.taskId;
@@ -44,6 +45,7 @@ export class TaskSubmissionService {
       const outcome = await this.gateway.submitAndWait(submission.queue, payload);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
+      http.reply.header('content-type', 'application/json; charset=utf-8');
       return outcome.body;
     } finally {
       http.reply.raw.removeListener('close', onClose);

@@ -26,14 +26,14 @@ export class ChatTaskService {
     const { content, finishReason, promptTokens, completionTokens } = answer.value;
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     return {
-      body: {
+      body: JSON.stringify({
         id: `chatcmpl-${job.taskId.slice(5)}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: job.model,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
         usage,
-      },
+      }),
       usage,
       provider: answer.route.provider,
       providerMs: answer.providerMs,

@@ -19,7 +19,7 @@ export class EmbeddingsTaskService {
     const vectors = answer.value.vectors.map((vector, index) => fitDimensions(vector, job.dimensions, index));
     const promptTokens = answer.value.promptTokens;
     return {
-      body: {
+      body: JSON.stringify({
         object: 'list',
         data: vectors.map((vector, index) => ({
           object: 'embedding',
@@ -28,7 +28,7 @@ export class EmbeddingsTaskService {
         })),
         model: job.model,
         usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-      },
+      }),
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       provider: answer.route.provider,
       providerMs: answer.providerMs,

@@ -1,9 +1,9 @@
 import type { PayloadOf, TaskOutcome, TaskQueueName, TaskUsage } from '@gateway/queue';
 import type { Job } from 'bullmq';
 
-/** What a task service produced: the caller's response body and what it consumed. */
+/** What a task service produced: the caller's response body (JSON text, serialised once) and what it consumed. */
 export interface ExecutedTask {
-  body: Record<string, unknown>;
+  body: string;
   usage: TaskUsage;
   provider: string;
   providerMs: number;

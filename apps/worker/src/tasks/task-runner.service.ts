@@ -1,15 +1,15 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { PayloadOf, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { OutcomeStore, PayloadOf, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
-import { ReplyPublisher } from './reply-publisher.service';
 import { ExecutedTask } from './task-processor';
 
 /**
- * Runs one task job: executes it, records the task once, answers the waiting api instance. A GatewayError is
+ * Runs one task job: executes it, delivers the outcome (stored in Redis and published to the waiting api
+ * instance in one round trip), then records the task once in MongoDB, off the caller's path. A GatewayError is
  * the task's final answer (bad input, upstream exhausted) and is not retried; any other error is retried by
  * BullMQ and becomes the final answer on the last attempt (STYLE §3).
  */
@@ -17,7 +17,7 @@ import { ExecutedTask } from './task-processor';
 export class TaskRunner {
   constructor(
     private readonly tasks: TasksRepository,
-    private readonly replies: ReplyPublisher,
+    private readonly outcomes: OutcomeStore,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -48,6 +48,7 @@ export class TaskRunner {
       ? { ok: true, body: executed.body, usage: executed.usage, provider: executed.provider, providerMs: executed.providerMs }
       : { ok: false, error: failure!, providerMs: Number(failure!.details?.provider_ms ?? 0) };
     const finishedAt = Date.now();
+    await this.outcomes.deliver(data.taskId, outcome, data.replyTo);
     await this.tasks.record({
       _id: data.taskId,
       appId: data.appId,
@@ -68,7 +69,7 @@ export class TaskRunner {
       error: failure ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param } : undefined,
       day: new Date(data.createdAt).toISOString().slice(0, 10),
     });
-    if (data.replyTo) await this.replies.publish(data.replyTo, { taskId: data.taskId, outcome });
+    await this.outcomes.forget(data.taskId);
 
     const labels = { queue, model: data.resolvedModel, provider: executed?.provider ?? 'none', outcome: executed ? 'succeeded' : 'failed' };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);

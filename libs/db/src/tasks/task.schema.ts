@@ -26,8 +26,8 @@ export class Task {
   @Prop({ type: Number, default: 1 }) attempts: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) usage?: Record<string, number>;
   @Prop({ type: Number, default: 0 }) cost: number;
-  /** The response body the caller received. */
-  @Prop({ type: MongooseSchema.Types.Mixed }) result?: Record<string, unknown>;
+  /** The response body the caller received, as JSON text: stored and served verbatim, and far cheaper to store than nested arrays. */
+  @Prop({ type: String }) result?: string;
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (DESIGN §5). */
   @Prop({ required: true }) day: string;

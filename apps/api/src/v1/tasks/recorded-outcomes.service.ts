@@ -1,16 +1,18 @@
 import { TasksRepository } from '@gateway/db';
-import { TaskOutcome, TaskOutcomeSource } from '@gateway/queue';
+import { OutcomeStore, TaskOutcome, TaskOutcomeSource } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
-/** The stored outcome of a finished task, for the reply channel's safety net. */
+/** A finished task's outcome for the reply channel's safety net: delivered (Redis) or recorded (MongoDB). */
 @Injectable()
 export class RecordedOutcomes implements TaskOutcomeSource {
-  constructor(private readonly tasks: TasksRepository) {}
+  constructor(private readonly outcomes: OutcomeStore, private readonly tasks: TasksRepository) {}
 
   async findOutcome(taskId: string): Promise<TaskOutcome | null> {
+    const delivered = await this.outcomes.read(taskId);
+    if (delivered) return delivered;
     const record = await this.tasks.findById(taskId);
     if (record?.status === 'succeeded') {
-      return { ok: true, body: record.result ?? {}, provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
+      return { ok: true, body: record.result ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
     }
     if (record?.status === 'failed' && record.error) return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };
     return null;

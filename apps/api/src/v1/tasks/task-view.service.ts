@@ -1,6 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { TaskRecord, TasksRepository } from '@gateway/db';
-import { TaskGateway } from '@gateway/queue';
+import { OutcomeStore, TaskGateway } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
@@ -8,7 +8,7 @@ const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
 /** GET /v1/tasks/{id}: the record once final, the job's state while queued or running; owner only. */
 @Injectable()
 export class TaskViewService {
-  constructor(private readonly tasks: TasksRepository, private readonly gateway: TaskGateway) {}
+  constructor(private readonly tasks: TasksRepository, private readonly gateway: TaskGateway, private readonly outcomes: OutcomeStore) {}
 
   async view(taskId: string, appId: string): Promise<Record<string, unknown>> {
     if (!TASK_ID.test(taskId)) throw notFound(taskId);
@@ -16,7 +16,7 @@ export class TaskViewService {
     if (record) return present(record);
     const job = await this.gateway.jobState(taskId);
     if (!job || job.data.appId !== appId) throw notFound(taskId);
-    return {
+    const view = {
       id: taskId,
       object: 'task',
       status: job.state === 'active' ? 'running' : 'queued',
@@ -25,6 +25,12 @@ export class TaskViewService {
       resolved_model: job.data.resolvedModel,
       created_at: Math.floor(job.data.createdAt / 1000),
     };
+    // Delivered to the caller but not recorded yet: a moment's gap, answered from the outcome key.
+    const outcome = await this.outcomes.read(taskId);
+    if (!outcome) return view;
+    return outcome.ok
+      ? { ...view, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
+      : { ...view, status: 'failed', result: null, error: { code: outcome.error.code, message: outcome.error.message, param: outcome.error.param ?? null } };
   }
 }
 
@@ -42,7 +48,7 @@ function present(record: TaskRecord): Record<string, unknown> {
     finished_at: seconds(record.finishedAt),
     usage: record.usage ?? null,
     cost: record.cost,
-    result: record.result ?? null,
+    result: record.result ? JSON.parse(record.result) : null,
     error: record.error ? { code: record.error.code, message: record.error.message, param: record.error.param ?? null } : null,
   };
 }
