@@ -80,10 +80,15 @@ export type TaskOutcome =
   | { ok: true; body: string; usage?: TaskUsage; provider: string; providerMs: number }
   | { ok: false; error: SerializedError; providerMs: number };
 
+/** What a task job returns to BullMQ: only the status; the outcome itself is delivered and recorded elsewhere. */
+export interface TaskJobResult {
+  status: 'succeeded';
+}
+
 export interface JobContracts {
-  [QueueName.Embeddings]: { payload: EmbeddingsJob; result: TaskOutcome };
-  [QueueName.Chat]: { payload: ChatJob; result: TaskOutcome };
-  [QueueName.ImageEdit]: { payload: ImageEditJob; result: TaskOutcome };
+  [QueueName.Embeddings]: { payload: EmbeddingsJob; result: TaskJobResult };
+  [QueueName.Chat]: { payload: ChatJob; result: TaskJobResult };
+  [QueueName.ImageEdit]: { payload: ImageEditJob; result: TaskJobResult };
   [QueueName.Webhooks]: { payload: WebhookJob; result: void };
   [QueueName.Maintenance]: { payload: MaintenanceJob; result: void };
 }

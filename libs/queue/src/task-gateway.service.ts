@@ -130,8 +130,9 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
       jobId: taskId,
       attempts: this.config.JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: 1000 },
-      // Kept a while so the safety net can read outcomes; the task record in MongoDB is the lasting copy.
-      removeOnComplete: { age: 3600, count: 20_000 },
+      // Outcomes live in the outcome key and the task record, so a completed job has nothing left to tell;
+      // failed jobs stay a day for inspection.
+      removeOnComplete: true,
       removeOnFail: { age: 24 * 3600 },
     };
   }

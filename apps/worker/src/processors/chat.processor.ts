@@ -1,4 +1,4 @@
-import { PayloadOf, QueueName, TaskOutcome } from '@gateway/queue';
+import { PayloadOf, QueueName, TaskJobResult } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { ChatTaskService } from '../tasks/chat-task.service';
@@ -11,7 +11,7 @@ export class ChatProcessor implements TaskProcessor<QueueName.Chat> {
 
   constructor(private readonly runner: TaskRunner, private readonly chat: ChatTaskService) {}
 
-  process(job: Job<PayloadOf<QueueName.Chat>>): Promise<TaskOutcome> {
+  process(job: Job<PayloadOf<QueueName.Chat>>): Promise<TaskJobResult> {
     return this.runner.run(this.queue, job, (payload) => this.chat.execute(payload));
   }
 }

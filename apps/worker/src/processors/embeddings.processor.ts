@@ -1,4 +1,4 @@
-import { PayloadOf, QueueName, TaskOutcome } from '@gateway/queue';
+import { PayloadOf, QueueName, TaskJobResult } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { EmbeddingsTaskService } from '../tasks/embeddings-task.service';
@@ -11,7 +11,7 @@ export class EmbeddingsProcessor implements TaskProcessor<QueueName.Embeddings> 
 
   constructor(private readonly runner: TaskRunner, private readonly embeddings: EmbeddingsTaskService) {}
 
-  process(job: Job<PayloadOf<QueueName.Embeddings>>): Promise<TaskOutcome> {
+  process(job: Job<PayloadOf<QueueName.Embeddings>>): Promise<TaskJobResult> {
     return this.runner.run(this.queue, job, (payload) => this.embeddings.execute(payload));
   }
 }

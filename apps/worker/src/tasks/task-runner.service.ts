@@ -1,7 +1,7 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { OutcomeStore, PayloadOf, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { OutcomeStore, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
@@ -26,7 +26,7 @@ export class TaskRunner {
     queue: Q,
     job: Job<PayloadOf<Q>>,
     execute: (payload: PayloadOf<Q>) => Promise<ExecutedTask>,
-  ): Promise<TaskOutcome> {
+  ): Promise<TaskJobResult> {
     const data = job.data;
     const startedAt = Date.now();
     if (job.attemptsStarted <= 1) this.metrics.jobWait.observe({ queue }, (startedAt - job.timestamp) / 1000);
@@ -75,7 +75,7 @@ export class TaskRunner {
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
     if (executed) this.countUsage(data.resolvedModel, executed);
     if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
-    return outcome;
+    return { status: 'succeeded' };
   }
 
   private countUsage(model: string, executed: ExecutedTask): void {

@@ -15,7 +15,14 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
+const LOG_BUFFER_BYTES = 8192;
+const LOG_FLUSH_INTERVAL_MS = 500;
+
 export function createLogger(level: string, service: string): Logger {
+  // Buffered: a write(2) per line was ~6% of the api's CPU under load. Lines wait at most LOG_FLUSH_INTERVAL_MS,
+  // and pino flushes what is left when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
   return pino(
     {
       level,
@@ -23,9 +30,7 @@ export function createLogger(level: string, service: string): Logger {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    // Asynchronous writes: lines written while a write is pending go out together instead of a syscall each.
-    // pino flushes the buffer when the process exits.
-    pino.destination({ dest: 1, sync: false }),
+    destination,
   );
 }
 
