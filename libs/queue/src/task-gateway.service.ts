@@ -130,9 +130,9 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
       jobId: taskId,
       attempts: this.config.JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: 1000 },
-      // Outcomes live in the outcome key and the task record, so a completed job has nothing left to tell;
-      // failed jobs stay a day for inspection.
-      removeOnComplete: true,
+      // Outcomes live in the outcome key and the task record, so completed jobs are only trimmed, by age and
+      // count: measured, BullMQ's per-job removal on completion cost ~25% throughput. Failed jobs stay a day.
+      removeOnComplete: { age: 3600, count: 20_000 },
       removeOnFail: { age: 24 * 3600 },
     };
   }
