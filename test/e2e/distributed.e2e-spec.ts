@@ -1,4 +1,5 @@
 import { ChildProcess } from 'node:child_process';
+import { LeaseSemaphore } from '@gateway/queue';
 import Redis from 'ioredis';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, getJson, postJson, RunningApi, spawnWorker, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
@@ -35,6 +36,40 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
       checks.forEach((task) => expect(task.body.status).toBe('succeeded'));
     } finally {
       await Promise.all([apiA.close(), apiB.close(), workerA.close(), workerB.close()]);
+    }
+  });
+
+  it("caps a route's in-flight upstream calls at max_concurrency across all workers", async () => {
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    const [api, workerA, workerB] = await Promise.all([startApi(env), startWorker(env), startWorker(env)]);
+    try {
+      const { apiKey } = await createApplication(api);
+      upstream.setDelay(150);
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => postJson(`${api.url}/v1/embeddings`, { model: 'capped-embedding', input: `n${i}` }, apiKey)),
+      );
+      responses.forEach((response) => expect(response.status).toBe(200));
+      expect(upstream.calls).toHaveLength(10);
+      expect(upstream.maxInFlight).toBe(2);
+    } finally {
+      await Promise.all([api.close(), workerA.close(), workerB.close()]);
+    }
+  });
+
+  it('frees a slot whose holder never released it once the lease expires', async () => {
+    const api = await startApi(testEnv());
+    try {
+      const semaphore = api.app.get(LeaseSemaphore);
+      const held = await semaphore.tryAcquire('crash-test', 1, 300);
+      expect(held).not.toBeNull();
+      expect(await semaphore.tryAcquire('crash-test', 1, 300)).toBeNull();
+      await new Promise((r) => setTimeout(r, 350));
+      const next = await semaphore.tryAcquire('crash-test', 1, 300);
+      expect(next).not.toBeNull();
+      await next!.release();
+      expect(await semaphore.tryAcquire('crash-test', 1, 300)).not.toBeNull();
+    } finally {
+      await api.close();
     }
   });
 

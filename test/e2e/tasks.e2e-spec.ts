@@ -45,6 +45,15 @@ describe('tasks, sync timeout and operations endpoints', () => {
     expect(done.body).toMatchObject({ id: taskId, object: 'task', model: 'text-embedding-v4', usage: { prompt_tokens: 1 } });
   });
 
+  it('shows a task as succeeded the moment its caller has the answer', async () => {
+    for (let i = 0; i < 60; i++) {
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: `race ${i}`, dimensions: 64 }, apiKey);
+      const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
+      expect(task.body.status).toBe('succeeded');
+      expect(task.body.result).toEqual(response.body);
+    }
+  });
+
   it("hides another application's task (404)", async () => {
     const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'mine' }, apiKey);
     const taskId = response.headers.get('x-task-id');

@@ -1,6 +1,7 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
+import { LeaseSemaphore } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
 import { Logger } from 'pino';
@@ -26,15 +27,21 @@ type Operation = 'embed' | 'chat';
 export class ProviderRouter {
   private readonly providers: Record<string, ModelProvider>;
   private readonly retryPolicy: RetryPolicy;
+  /** A call is bounded by the upstream timeout, so a lease this long outlives any call it guards. */
+  private readonly leaseMs: number;
+  private readonly slotWaitMs: number;
 
   constructor(
     config: AppConfig,
+    private readonly semaphore: LeaseSemaphore,
     local: LocalProvider,
     openAiCompatible: OpenAiCompatibleProvider,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible };
+    this.leaseMs = config.UPSTREAM_TIMEOUT_MS + 5_000;
+    this.slotWaitMs = config.UPSTREAM_TIMEOUT_MS;
     this.retryPolicy = retry(handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'), {
       maxAttempts: config.UPSTREAM_RETRIES,
       backoff: new ExponentialBackoff({ initialDelay: config.UPSTREAM_RETRY_BASE_MS, maxDelay: 10_000 }),
@@ -70,6 +77,7 @@ export class ProviderRouter {
   }
 
   private async attempt<T>(provider: ModelProvider, route: ResolvedRoute, run: () => Promise<T>): Promise<T> {
+    const lease = route.max_concurrency ? await this.routeSlot(route) : null;
     const started = performance.now();
     try {
       const value = await run();
@@ -80,6 +88,15 @@ export class ProviderRouter {
       this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'error' }, (performance.now() - started) / 1000);
       this.metrics.upstreamErrors.inc({ provider: provider.name, model: route.model, reason });
       throw error;
+    } finally {
+      lease?.release().catch((error) => this.logger.warn({ route: route.key, err: (error as Error).message }, 'route slot release failed; its lease will expire'));
     }
+  }
+
+  /** One of the route's max_concurrency slots, shared by every worker; a route that stays full counts as failing. */
+  private async routeSlot(route: ResolvedRoute) {
+    const lease = await this.semaphore.acquire(`route:${route.key}`, route.max_concurrency!, this.leaseMs, Date.now() + this.slotWaitMs);
+    if (!lease) throw new ProviderError(`all ${route.max_concurrency} slots of ${route.key} stayed busy`, 'retryable');
+    return lease;
   }
 }

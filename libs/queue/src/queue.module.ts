@@ -2,6 +2,7 @@ import { AppConfig } from '@gateway/common';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueueName } from './job-contracts';
+import { LeaseSemaphore } from './lease-semaphore.service';
 import { OutcomeStore } from './outcome-store.service';
 import { bullConnection } from './redis-connections';
 
@@ -16,6 +17,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [OutcomeStore], exports: [bull, queues, OutcomeStore] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [OutcomeStore, LeaseSemaphore], exports: [bull, queues, OutcomeStore, LeaseSemaphore] };
   }
 }

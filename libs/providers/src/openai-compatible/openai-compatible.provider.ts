@@ -19,8 +19,10 @@ interface OpenAiChatBody {
 export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy {
   readonly name = 'openai-compatible' as const;
   private readonly agent: Agent;
+  private readonly timeoutMs: number;
 
   constructor(config: AppConfig) {
+    this.timeoutMs = config.UPSTREAM_TIMEOUT_MS;
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       connections: 512,
@@ -82,9 +84,12 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
           ...(route.apiKey ? { authorization: `Bearer ${route.apiKey}` } : {}),
         },
         body: JSON.stringify(payload),
+        // Bounds the whole call, not just each phase, so a route slot's lease always outlives it.
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      const timeout = error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError;
+      const timeout =
+        error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || (error as Error).name === 'TimeoutError';
       throw new ProviderError(timeout ? 'upstream timed out' : `upstream unreachable: ${(error as Error).message}`, 'retryable');
     }
     const text = await response.body.text().catch(() => '');

@@ -12,6 +12,9 @@ export class TaskViewService {
 
   async view(taskId: string, appId: string): Promise<Record<string, unknown>> {
     if (!TASK_ID.test(taskId)) throw notFound(taskId);
+    // The worker sets the outcome key, then writes the record, then deletes the key: reading in the same order
+    // (key first) means a finished task is always seen in one or the other.
+    const outcome = await this.outcomes.read(taskId);
     const record = await this.tasks.findForApp(taskId, appId);
     if (record) return present(record);
     const job = await this.gateway.jobState(taskId);
@@ -25,13 +28,16 @@ export class TaskViewService {
       resolved_model: job.data.resolvedModel,
       created_at: Math.floor(job.data.createdAt / 1000),
     };
-    // Delivered to the caller but not recorded yet: a moment's gap, answered from the outcome key.
-    const outcome = await this.outcomes.read(taskId);
+    if (!outcome && job.state === 'failed') {
+      // Failed without an outcome: its worker died more often than BullMQ allows (stalled).
+      return { ...view, status: 'failed', result: null, error: { code: 'InternalError', message: 'the task was interrupted too many times', param: null } };
+    }
     if (!outcome) return view;
     return outcome.ok
       ? { ...view, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
       : { ...view, status: 'failed', result: null, error: { code: outcome.error.code, message: outcome.error.message, param: outcome.error.param ?? null } };
   }
+
 }
 
 function present(record: TaskRecord): Record<string, unknown> {
