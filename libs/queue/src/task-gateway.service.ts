@@ -80,11 +80,6 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
     return this.pending.size;
   }
 
-  /** Enqueues without waiting (async mode). */
-  async submit<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<void> {
-    await this.queues[queue].add(queue, payload, this.jobOptions(payload.taskId));
-  }
-
   /**
    * Enqueues and resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once
    * SYNC_TIMEOUT_MS elapses; the job keeps running and its result stays retrievable.

@@ -57,11 +57,6 @@ export class ApiKeyAuthService {
     return entry.principal;
   }
 
-  /** Forgets cached keys, e.g. after a rotation made in this process. */
-  clear(): void {
-    this.cache.clear();
-  }
-
   private async lookUp(hash: string): Promise<CacheEntry> {
     const key = await this.apiKeys.findByHash(hash);
     if (!key || key.status !== 'active') return { invalid: true };

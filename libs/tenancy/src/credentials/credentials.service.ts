@@ -38,10 +38,6 @@ export class CredentialsService {
     return this.issueApiKey(appId);
   }
 
-  secretKeyOf(application: Pick<ApplicationRecord, 'secretKeyEnc'>): string {
-    return this.box.open(application.secretKeyEnc);
-  }
-
   private async issueApiKey(appId: string): Promise<string> {
     const apiKey = generateApiKey();
     await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });
