@@ -1,5 +1,5 @@
 import { AppConfig, EnvSource, loadConfig, randomBase62 } from '@gateway/common';
-import { CredentialsService, IssuedCredentials } from '@gateway/tenancy';
+import { ApplicationInput, CredentialsService, IssuedCredentials } from '@gateway/tenancy';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -58,7 +58,7 @@ export function spawnWorker(env: EnvSource): ChildProcess {
   return spawn(process.execPath, [join(ROOT, 'dist/apps/worker/apps/worker/src/main.js')], { env: plain, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-export async function createApplication(api: RunningApi, name = 'test-app'): Promise<IssuedCredentials> {
+export async function createApplication(api: RunningApi, name = 'test-app', settings: Partial<ApplicationInput> = {}): Promise<IssuedCredentials> {
   const issued = await api.app.get(CredentialsService).createApplication({
     name,
     description: '',
@@ -71,6 +71,7 @@ export async function createApplication(api: RunningApi, name = 'test-app'): Pro
     requestsPerMinute: 0,
     tokenQuota: 0,
     ipWhitelist: [],
+    ...settings,
   });
   return { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey };
 }

@@ -16,6 +16,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     // Held sync calls can last SYNC_TIMEOUT_MS; the server must not cut them first.
     requestTimeout: 0,
     keepAliveTimeout: 65_000,
+    // request.ip follows X-Forwarded-For only through these peers; anyone else's header is ignored.
+    trustProxy: config.TRUSTED_PROXIES.trim() === '' ? false : config.TRUSTED_PROXIES,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),

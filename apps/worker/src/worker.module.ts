@@ -4,6 +4,7 @@ import { DbModule } from '@gateway/db';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
 import { QueueModule, QueueName } from '@gateway/queue';
+import { TenancyModule } from '@gateway/tenancy';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ChatProcessor } from './processors/chat.processor';
@@ -48,6 +49,7 @@ export class WorkerModule {
         CatalogModule,
         QueueModule.forRoot('worker'),
         ProvidersModule,
+        TenancyModule,
         OperationsModule,
       ],
       providers: [

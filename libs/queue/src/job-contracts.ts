@@ -13,6 +13,12 @@ export enum QueueName {
 export const TASK_QUEUES = [QueueName.Embeddings, QueueName.Chat, QueueName.ImageEdit] as const;
 export type TaskQueueName = (typeof TASK_QUEUES)[number];
 
+/** What an admitted request holds until its task ends: a concurrency slot and reserved tokens (DESIGN §4 limits). */
+export interface Admission {
+  leaseId?: string;
+  reservedTokens?: number;
+}
+
 /** What every task job carries besides its request: who asked, and where to answer. */
 export interface TaskEnvelope {
   taskId: string;
@@ -22,6 +28,8 @@ export interface TaskEnvelope {
   model: string;
   resolvedModel: string;
   endpoint: string;
+  /** Limits held by this task, released by whichever process ends it. */
+  admission?: Admission;
   /** Reply channel of the api instance holding the connection (absent for async tasks). */
   replyTo?: string;
   createdAt: number;

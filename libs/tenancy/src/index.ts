@@ -5,4 +5,7 @@ export * from './auth/principal';
 export * from './auth/api-key-auth.service';
 export * from './auth/api-key.guard';
 export * from './auth/principal.decorator';
+export * from './limits/limits.service';
+export * from './limits/scope';
+export * from './network/ip-allow-list';
 export * from './tenancy.module';

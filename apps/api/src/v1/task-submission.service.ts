@@ -1,7 +1,7 @@
 import { GatewayError, LOGGER, newId } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
-import { PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
-import type { Principal } from '@gateway/tenancy';
+import { Admission, PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
+import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
@@ -12,6 +12,10 @@ export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof Task
 export interface Submission<Q extends TaskQueueName> {
   queue: Q;
   endpoint: string;
+  /** The capability the application's scope must allow. */
+  capability: 'embeddings' | 'chat' | 'image-edit';
+  /** Tokens held against the quota until the task reports its real usage. */
+  reserveTokens: number;
   principal: Principal;
   model: string;
   resolvedModel: string;
@@ -28,13 +32,17 @@ export class TaskSubmissionService {
   constructor(
     private readonly gateway: TaskGateway,
     private readonly tasks: TasksRepository,
+    private readonly limits: LimitsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Resolves with the response body as JSON text, sent verbatim. */
   async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<string> {
-    const { http } = submission;
-    const payload = this.envelope(submission);
+    const { http, principal } = submission;
+    assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
+    const { admission, rateLimit } = await this.limits.admit(principal, submission.reserveTokens);
+    if (rateLimit) http.reply.headers(rateLimitHeaders(rateLimit));
+    const payload = this.envelope(submission, admission);
     http.request.taskId = payload.taskId;
     http.reply.header('x-task-id', payload.taskId);
     const onClose = () => {
@@ -42,7 +50,11 @@ export class TaskSubmissionService {
     };
     http.reply.raw.once('close', onClose);
     try {
-      const outcome = await this.gateway.submitAndWait(submission.queue, payload);
+      const outcome = await this.gateway.submitAndWait(submission.queue, payload).catch(async (error) => {
+        // A 504 leaves the task running with its limits held; anything else means it was never enqueued.
+        if (!(error instanceof GatewayError && error.code === 'Timeout')) await this.limits.settle(principal.appId, admission, 0);
+        throw error;
+      });
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
       http.reply.header('content-type', 'application/json; charset=utf-8');
@@ -52,7 +64,7 @@ export class TaskSubmissionService {
     }
   }
 
-  private envelope<Q extends TaskQueueName>(submission: Submission<Q>): PayloadOf<Q> {
+  private envelope<Q extends TaskQueueName>(submission: Submission<Q>, admission: Admission): PayloadOf<Q> {
     const envelope: TaskEnvelope = {
       taskId: newId('task'),
       appId: submission.principal.appId,
@@ -61,6 +73,7 @@ export class TaskSubmissionService {
       resolvedModel: submission.resolvedModel,
       endpoint: submission.endpoint,
       createdAt: Date.now(),
+      ...(admission.leaseId || admission.reservedTokens ? { admission } : {}),
     };
     return { ...submission.request, ...envelope } as PayloadOf<Q>;
   }
@@ -69,6 +82,7 @@ export class TaskSubmissionService {
   private async abandon(payload: TaskEnvelope): Promise<void> {
     try {
       if (!(await this.gateway.abandon(payload.taskId))) return;
+      await this.limits.settle(payload.appId, payload.admission, 0);
       const now = new Date();
       await this.tasks.record({
         _id: payload.taskId,

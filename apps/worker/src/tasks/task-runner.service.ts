@@ -2,6 +2,7 @@ import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeStore, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { LimitsService } from '@gateway/tenancy';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
@@ -18,6 +19,7 @@ export class TaskRunner {
   constructor(
     private readonly tasks: TasksRepository,
     private readonly outcomes: OutcomeStore,
+    private readonly limits: LimitsService,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -48,6 +50,8 @@ export class TaskRunner {
       ? { ok: true, body: executed.body, usage: executed.usage, provider: executed.provider, providerMs: executed.providerMs }
       : { ok: false, error: failure!, providerMs: Number(failure!.details?.provider_ms ?? 0) };
     const finishedAt = Date.now();
+    // Before the answer, so a caller that sends its next request on receipt finds its slot free.
+    await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
     await this.outcomes.deliver(data.taskId, outcome, data.replyTo);
     await this.tasks.record({
       _id: data.taskId,

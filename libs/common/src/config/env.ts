@@ -81,6 +81,14 @@ export class Env {
   @Type(() => Number) @IsInt() @Min(0)
   AUTH_CACHE_TTL_MS = 30_000;
 
+  /** A concurrency slot whose task never reports back (its processes died) frees itself after this long. */
+  @Type(() => Number) @IsInt() @Min(1000)
+  CONCURRENCY_LEASE_MS = 15 * 60_000;
+
+  /** Peers (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed; empty: none. */
+  @IsString()
+  TRUSTED_PROXIES = '';
+
   @IsOptional() @IsString()
   INSTANCE_ID?: string;
 }

@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
 import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
+import { IpAllowList } from '../network/ip-allow-list';
 import { Principal } from './principal';
 
 type CacheEntry = { principal: Principal } | { invalid: true };
@@ -72,6 +73,7 @@ export class ApiKeyAuthService {
         requestsPerMinute: app.requestsPerMinute,
         tokenQuota: app.tokenQuota,
         ipWhitelist: app.ipWhitelist,
+        allowList: new IpAllowList(app.ipWhitelist),
         keyExpiresAt: key.expiresAt ? new Date(key.expiresAt).getTime() : undefined,
       },
     };

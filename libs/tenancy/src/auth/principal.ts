@@ -1,4 +1,5 @@
 import type { PermissionScope } from '@gateway/db';
+import type { IpAllowList } from '../network/ip-allow-list';
 
 /** The authenticated caller: its application and what the hot path needs to know about it. */
 export interface Principal {
@@ -10,6 +11,7 @@ export interface Principal {
   requestsPerMinute: number;
   tokenQuota: number;
   ipWhitelist: string[];
+  allowList: IpAllowList;
   /** A rotated key in its grace period stops working at this time (epoch ms). */
   keyExpiresAt?: number;
 }

@@ -1,15 +1,19 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ChatJob, TaskEnvelope } from '@gateway/queue';
+import { countTokens } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
 import { ChatCompletionRequestDto } from './chat.dto';
+
+/** Completion tokens reserved against a quota when the request sets no max_tokens. */
+const DEFAULT_COMPLETION_RESERVE = 256;
 
 /** Per-model rules for a chat completion request. */
 @Injectable()
 export class ChatRequestService {
   constructor(private readonly catalog: CatalogService) {}
 
-  check(dto: ChatCompletionRequestDto): { resolvedModel: string; request: Omit<ChatJob, keyof TaskEnvelope> } {
+  check(dto: ChatCompletionRequestDto): { resolvedModel: string; estimatedTokens: number; request: Omit<ChatJob, keyof TaskEnvelope> } {
     const { spec } = this.catalog.resolve(dto.model, 'chat');
     if (dto.stream) {
       throw new GatewayError('UnsupportedParameter', 'stream is not available on this gateway yet; send stream: false', { param: 'stream' });
@@ -21,8 +25,10 @@ export class ChatRequestService {
     if (maxTokens && dto.max_tokens && dto.max_tokens > maxTokens) {
       throw new GatewayError('InvalidParameter', `max_tokens must be at most ${maxTokens} for ${spec.id}`, { param: 'max_tokens' });
     }
+    const promptTokens = dto.messages.reduce((sum, message) => sum + countTokens(message.content), 0);
     return {
       resolvedModel: spec.id,
+      estimatedTokens: promptTokens + (dto.max_tokens ?? DEFAULT_COMPLETION_RESERVE),
       request: {
         messages: dto.messages.map(({ role, content, name }) => ({ role, content, ...(name ? { name } : {}) })),
         maxTokens: dto.max_tokens,

@@ -23,6 +23,8 @@ export class ChatController {
     return this.submissions.run({
       queue: QueueName.Chat,
       endpoint: 'chat.completions',
+      capability: 'chat',
+      reserveTokens: checked.estimatedTokens,
       principal,
       model: dto.model,
       resolvedModel: checked.resolvedModel,

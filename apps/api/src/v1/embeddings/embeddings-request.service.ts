@@ -9,6 +9,7 @@ export interface CheckedEmbeddingsRequest {
   input: string[];
   dimensions: number;
   encodingFormat: 'float' | 'base64';
+  estimatedTokens: number;
 }
 
 /** The catalog's per-model rules for an embeddings request (DESIGN §4). */
@@ -38,6 +39,7 @@ export class EmbeddingsRequestService {
     if (dto.dimensions !== undefined && !supported.includes(dto.dimensions)) {
       throw new GatewayError('InvalidParameter', `dimensions must be one of ${supported.join(', ')} for ${spec.id}`, { param: 'dimensions' });
     }
-    return { resolvedModel: spec.id, input, dimensions, encodingFormat: dto.encoding_format ?? 'float' };
+    const estimatedTokens = input.reduce((sum, text) => sum + countTokens(text), 0);
+    return { resolvedModel: spec.id, input, dimensions, encodingFormat: dto.encoding_format ?? 'float', estimatedTokens };
   }
 }

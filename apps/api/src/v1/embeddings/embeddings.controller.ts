@@ -23,6 +23,8 @@ export class EmbeddingsController {
     return this.submissions.run({
       queue: QueueName.Embeddings,
       endpoint: 'embeddings',
+      capability: 'embeddings',
+      reserveTokens: checked.estimatedTokens,
       principal,
       model: dto.model,
       resolvedModel: checked.resolvedModel,

@@ -1,0 +1,134 @@
+import { AppConfig, GatewayError, randomBase62 } from '@gateway/common';
+import { MetricsService } from '@gateway/metrics';
+import { Admission, createRedis } from '@gateway/queue';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import type { Principal } from '../auth/principal';
+
+/**
+ * Checks every limit of the application first and applies them only if all pass, so a rejected request
+ * consumes nothing (DESIGN §4). Server clock throughout; one round trip.
+ * KEYS: daily counter, minute counter, concurrency leases (zset), token counter.
+ * ARGV: daily limit, rpm, concurrency, token quota, lease id, lease ms, tokens to reserve, daily key ttl (s).
+ * Returns {code, dailyUsed}: 0 admitted, 1 daily, 2 rpm, 3 concurrency, 4 quota.
+ */
+const ADMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local daily, rpm, conc, quota = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local reserve = tonumber(ARGV[7])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if daily > 0 and used >= daily then return {1, used} end
+if rpm > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= rpm then return {2, used} end
+if conc > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= conc then return {3, used} end
+end
+if quota > 0 and tonumber(redis.call('GET', KEYS[4]) or '0') + reserve > quota then return {4, used} end
+used = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[8]))
+if rpm > 0 then
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], 120)
+end
+if conc > 0 then
+  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[6]), ARGV[5])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[6]))
+end
+if quota > 0 then redis.call('INCRBY', KEYS[4], reserve) end
+return {0, used}`;
+
+type LimitsRedis = Redis & { admitRequest(...args: (string | number)[]): Promise<[number, number]> };
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+const REJECTIONS = {
+  1: ['DailyLimitExceeded', 'the daily call limit of this application is used up; it resets at 00:00 UTC'],
+  2: ['RateLimited', 'the requests-per-minute limit of this application is reached'],
+  3: ['RateLimited', 'the concurrency limit of this application is reached; retry when a call finishes'],
+  4: ['QuotaExceeded', 'the token quota of this application is used up'],
+} as const;
+
+/** Daily calls, requests per minute, concurrency slots and token quota, shared by every api instance and worker. */
+@Injectable()
+export class LimitsService implements OnApplicationShutdown {
+  private readonly redis: LimitsRedis;
+  private readonly prefix: string;
+  private readonly leaseMs: number;
+
+  constructor(config: AppConfig, private readonly metrics: MetricsService) {
+    this.redis = createRedis(config, { maxRetriesPerRequest: 1 }, 'limits') as LimitsRedis;
+    this.redis.defineCommand('admitRequest', { numberOfKeys: 4, lua: ADMIT });
+    this.prefix = config.QUEUE_PREFIX;
+    this.leaseMs = config.CONCURRENCY_LEASE_MS;
+  }
+
+  /** Admits a request or throws its 429 with Retry-After; applications without limits cost no round trip. */
+  async admit(principal: Principal, reserveTokens: number): Promise<{ admission: Admission; rateLimit?: RateLimitState }> {
+    const { dailyCallLimit, requestsPerMinute, concurrencyLimit, tokenQuota } = principal;
+    if (!dailyCallLimit && !requestsPerMinute && !concurrencyLimit && !tokenQuota) return { admission: {} };
+    const now = new Date();
+    const leaseId = concurrencyLimit ? randomBase62(16) : '';
+    const reserve = tokenQuota ? reserveTokens : 0;
+    const [code, dailyUsed] = await this.redis.admitRequest(
+      ...this.keys(principal.appId, now),
+      dailyCallLimit, requestsPerMinute, concurrencyLimit, tokenQuota, leaseId, this.leaseMs, reserve, 2 * 86_400,
+    );
+    const rateLimit = dailyCallLimit
+      ? { limit: dailyCallLimit, remaining: Math.max(0, dailyCallLimit - dailyUsed), resetSeconds: secondsToUtcMidnight(now) }
+      : undefined;
+    if (code !== 0) {
+      const [errorCode, message] = REJECTIONS[code as keyof typeof REJECTIONS];
+      this.metrics.limitRejections.inc({ code: errorCode });
+      throw new GatewayError(errorCode, message, {
+        headers: { 'retry-after': String(retryAfter(code, now)), ...(rateLimit ? rateLimitHeaders(rateLimit) : {}) },
+      });
+    }
+    return { admission: { ...(leaseId ? { leaseId } : {}), ...(reserve ? { reservedTokens: reserve } : {}) }, rateLimit };
+  }
+
+  /** Frees the slot and corrects the reservation to what the task really used (0 when it failed or never ran). */
+  async settle(appId: string, admission: Admission | undefined, usedTokens: number): Promise<void> {
+    if (!admission?.leaseId && !admission?.reservedTokens) return;
+    const [, , concurrency, tokens] = this.keys(appId, new Date());
+    const pipeline = this.redis.pipeline();
+    if (admission.leaseId) pipeline.zrem(concurrency, admission.leaseId);
+    if (admission.reservedTokens !== undefined) pipeline.incrby(tokens, usedTokens - admission.reservedTokens);
+    await pipeline.exec();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+  }
+
+  private keys(appId: string, now: Date): [string, string, string, string] {
+    // The {appId} hash tag keeps one application's keys on one Redis Cluster slot, as the script needs.
+    const base = `${this.prefix}:lim:{${appId}}`;
+    const day = now.toISOString().slice(0, 10);
+    return [`${base}:day:${day}`, `${base}:rpm:${Math.floor(now.getTime() / 60_000)}`, `${base}:conc`, `${base}:tokens`];
+  }
+}
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit-requests': String(state.limit),
+    'x-ratelimit-remaining-requests': String(state.remaining),
+    'x-ratelimit-reset-requests': `${state.resetSeconds}s`,
+  };
+}
+
+function secondsToUtcMidnight(now: Date): number {
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.ceil((midnight - now.getTime()) / 1000);
+}
+
+function retryAfter(code: number, now: Date): number {
+  if (code === 1) return secondsToUtcMidnight(now);
+  if (code === 2) return 60 - now.getUTCSeconds();
+  if (code === 3) return 1;
+  return 3600;
+}
