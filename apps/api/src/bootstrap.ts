@@ -21,6 +21,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),
+    // Signed requests (HMAC) cover the exact body bytes.
+    rawBody: true,
   });
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   app.useGlobalPipes(createValidationPipe());

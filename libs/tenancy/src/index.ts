@@ -4,6 +4,7 @@ export * from './credentials/credentials.service';
 export * from './auth/principal';
 export * from './auth/api-key-auth.service';
 export * from './auth/api-key.guard';
+export * from './auth/signature-auth.service';
 export * from './auth/principal.decorator';
 export * from './limits/limits.service';
 export * from './limits/scope';

@@ -4,8 +4,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
 import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
-import { IpAllowList } from '../network/ip-allow-list';
 import { Principal } from './principal';
+import { principalOf } from './principal-factory';
 
 type CacheEntry = { principal: Principal } | { invalid: true };
 
@@ -63,20 +63,7 @@ export class ApiKeyAuthService {
     if (!key || key.status !== 'active') return { invalid: true };
     const app = await this.applications.findById(key.appId);
     if (!app || app.status !== 'active') return { invalid: true };
-    return {
-      principal: {
-        appId: app._id,
-        keyId: key._id,
-        scope: app.scope,
-        dailyCallLimit: app.dailyCallLimit,
-        concurrencyLimit: app.concurrencyLimit,
-        requestsPerMinute: app.requestsPerMinute,
-        tokenQuota: app.tokenQuota,
-        ipWhitelist: app.ipWhitelist,
-        allowList: new IpAllowList(app.ipWhitelist),
-        keyExpiresAt: key.expiresAt ? new Date(key.expiresAt).getTime() : undefined,
-      },
-    };
+    return { principal: principalOf(app, key._id, key.expiresAt) };
   }
 }
 

@@ -2,21 +2,24 @@ import { GatewayError } from '@gateway/common';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiKeyAuthService } from './api-key-auth.service';
+import { SignatureAuthService } from './signature-auth.service';
 import { Principal } from './principal';
 
-export type AuthenticatedRequest = FastifyRequest & { principal: Principal };
+export type AuthenticatedRequest = FastifyRequest & { principal: Principal; rawBody?: Buffer };
 
 /**
- * Bearer API key on every /v1 route (401 MissingAuthorization / InvalidApiKey), then the application's IP
- * whitelist (403 IpNotAllowed). request.ip honours X-Forwarded-For only from TRUSTED_PROXIES.
+ * Every /v1 route: a Bearer API key (401 MissingAuthorization / InvalidApiKey) or, without one, an App ID +
+ * Secret Key signature (401 InvalidSignature / ExpiredTimestamp); then the application's IP whitelist
+ * (403 IpNotAllowed). request.ip honours X-Forwarded-For only from TRUSTED_PROXIES.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly auth: ApiKeyAuthService) {}
+  constructor(private readonly apiKeys: ApiKeyAuthService, private readonly signatures: SignatureAuthService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.auth.authenticate(request.headers.authorization);
+    const signed = !request.headers.authorization && request.headers['x-signature'] !== undefined;
+    const principal = signed ? await this.signatures.authenticate(request) : await this.apiKeys.authenticate(request.headers.authorization);
     if (!principal.allowList.allows(request.ip)) {
       throw new GatewayError('IpNotAllowed', `calls from ${request.ip} are not allowed by this application's IP whitelist`);
     }

@@ -1,0 +1,19 @@
+import type { ApplicationRecord } from '@gateway/db';
+import { IpAllowList } from '../network/ip-allow-list';
+import { Principal } from './principal';
+
+/** The hot-path view of an application, built once per cache fill. */
+export function principalOf(app: ApplicationRecord, keyId: string, keyExpiresAt?: Date): Principal {
+  return {
+    appId: app._id,
+    keyId,
+    scope: app.scope,
+    dailyCallLimit: app.dailyCallLimit,
+    concurrencyLimit: app.concurrencyLimit,
+    requestsPerMinute: app.requestsPerMinute,
+    tokenQuota: app.tokenQuota,
+    ipWhitelist: app.ipWhitelist,
+    allowList: new IpAllowList(app.ipWhitelist),
+    keyExpiresAt: keyExpiresAt ? new Date(keyExpiresAt).getTime() : undefined,
+  };
+}

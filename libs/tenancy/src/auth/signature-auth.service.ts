@@ -1,0 +1,97 @@
+import { AppConfig, GatewayError } from '@gateway/common';
+import { ApplicationsRepository } from '@gateway/db';
+import { createRedis } from '@gateway/queue';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { SecretBox } from '../credentials/secret-box';
+import { Principal } from './principal';
+import { principalOf } from './principal-factory';
+
+export const SIGNATURE_WINDOW_SECONDS = 300;
+
+export interface SignedRequest {
+  method: string;
+  /** Path and query exactly as sent. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  rawBody?: Buffer;
+}
+
+/** The string a client signs: METHOD\nPATH\nTIMESTAMP\nNONCE\nhex SHA-256 of the body (DESIGN §4). */
+export function signingString(method: string, url: string, timestamp: string, nonce: string, body: Buffer | string = ''): string {
+  const bodyHash = createHash('sha256').update(body).digest('hex');
+  return `${method.toUpperCase()}\n${url}\n${timestamp}\n${nonce}\n${bodyHash}`;
+}
+
+export function sign(secretKey: string, text: string): string {
+  return createHmac('sha256', secretKey).update(text).digest('base64');
+}
+
+type Signer = { principal: Principal; secretKey: string } | { missing: true };
+
+/**
+ * "Advanced authentication": App ID + Secret Key HMAC signatures as an alternative to Bearer keys.
+ * ±300 s around the server clock, each nonce accepted once (kept in Redis for the whole window), constant-time comparison.
+ */
+@Injectable()
+export class SignatureAuthService implements OnApplicationShutdown {
+  private readonly box: SecretBox;
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly signers: LRUCache<string, Signer>;
+
+  constructor(config: AppConfig, private readonly applications: ApplicationsRepository) {
+    this.box = new SecretBox(config.MASTER_KEY);
+    this.redis = createRedis(config, { maxRetriesPerRequest: 1 }, 'nonces');
+    this.prefix = config.QUEUE_PREFIX;
+    this.signers = new LRUCache<string, Signer>({
+      max: 10_000,
+      ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
+      allowStaleOnFetchRejection: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (appId) => {
+        const app = await this.applications.findById(appId);
+        if (!app || app.status !== 'active') return { missing: true };
+        return { principal: principalOf(app, 'signature'), secretKey: this.box.open(app.secretKeyEnc) };
+      },
+    });
+  }
+
+  async authenticate(request: SignedRequest): Promise<Principal> {
+    const appId = header(request, 'x-app-id');
+    const timestamp = header(request, 'x-timestamp');
+    const nonce = header(request, 'x-nonce');
+    const signature = header(request, 'x-signature');
+    if (!appId || !timestamp || !nonce || !signature) {
+      throw new GatewayError('MissingAuthorization', 'a signed request needs X-App-Id, X-Timestamp, X-Nonce and X-Signature');
+    }
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) {
+      throw new GatewayError('ExpiredTimestamp', `X-Timestamp must be Unix seconds within ${SIGNATURE_WINDOW_SECONDS} s of the server clock`);
+    }
+    if (!/^[\w-]{8,128}$/.test(nonce)) throw new GatewayError('InvalidSignature', 'X-Nonce must be 8-128 letters, digits, _ or -');
+    const signer = /^app_[0-9A-Za-z]{22}$/.test(appId) ? await this.signers.fetch(appId) : undefined;
+    if (!signer || 'missing' in signer) throw invalid();
+    const expected = Buffer.from(sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)), 'base64');
+    const given = Buffer.from(signature, 'base64');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+    // Only a valid signature spends its nonce, so nobody can burn another client's nonces.
+    const fresh = await this.redis.set(`${this.prefix}:nonce:{${appId}}:${nonce}`, '1', 'EX', 2 * SIGNATURE_WINDOW_SECONDS, 'NX');
+    if (fresh !== 'OK') throw new GatewayError('InvalidSignature', 'this X-Nonce was already used; send a new one with every request');
+    return signer.principal;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+  }
+}
+
+function header(request: SignedRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function invalid(): GatewayError {
+  return new GatewayError('InvalidSignature', 'the request signature does not match; sign METHOD, path, timestamp, nonce and the body hash with the Secret Key');
+}
