@@ -1,4 +1,4 @@
-import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType } from '@gateway/db';
+import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType, UsageDailyRepository } from '@gateway/db';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
@@ -12,12 +12,18 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
   apps:list [--json]
       Lists applications.
   keys:rotate --app <appId> [--grace-seconds <n>] [--json]
-      Issues a new API key; the old one stops at once, or after the grace period.`;
+      Issues a new API key; the old one stops at once, or after the grace period.
+  usage --app <appId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
+      Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days).`;
 
 /** Operator commands over the same services the console uses. */
 @Injectable()
 export class CliCommands {
-  constructor(private readonly credentials: CredentialsService, private readonly applications: ApplicationsRepository) {}
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly applications: ApplicationsRepository,
+    private readonly usage: UsageDailyRepository,
+  ) {}
 
   async run(argv: string[]): Promise<string> {
     const [command, ...rest] = argv;
@@ -28,6 +34,8 @@ export class CliCommands {
         return this.listApps(rest);
       case 'keys:rotate':
         return this.rotateKey(rest);
+      case 'usage':
+        return this.showUsage(rest);
       default:
         throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
     }
@@ -79,6 +87,24 @@ export class CliCommands {
     return rows.map((r) => `${r.appId}  ${r.name}  ${r.type}  ${r.status}  daily=${r.dailyCallLimit || '∞'}  concurrency=${r.concurrencyLimit || '∞'}`).join('\n');
   }
 
+  private async showUsage(args: string[]): Promise<string> {
+    const { values } = parse(args, { app: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
+    if (!values.app) throw new UsageError('usage needs --app <appId>');
+    const to = values.to ?? new Date().toISOString().slice(0, 10);
+    const from = values.from ?? new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    if (!DAY.test(from) || !DAY.test(to)) throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
+    const days = await this.usage.listForApp(values.app, from, to);
+    const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, cost }) => ({
+      day, model, calls, errors, promptTokens, completionTokens, images, cost,
+    }));
+    if (values.json) return JSON.stringify(rows);
+    if (rows.length === 0) return `No usage for ${values.app} from ${from} to ${to}.`;
+    const header = 'day         model                         calls  errors  prompt_tokens  completion_tokens  images  cost';
+    return [header, ...rows.map((r) =>
+      `${r.day}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
+    )].join('\n');
+  }
+
   private async rotateKey(args: string[]): Promise<string> {
     const { values } = parse(args, { app: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } });
     if (!values.app) throw new UsageError('keys:rotate needs --app <appId>');
@@ -89,6 +115,8 @@ export class CliCommands {
 }
 
 export class UsageError extends Error {}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 type Flags = Record<string, string | undefined> & { json?: boolean };
 

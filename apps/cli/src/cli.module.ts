@@ -1,6 +1,6 @@
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
-import { TenancyModule } from '@gateway/tenancy';
+import { CredentialsModule } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from 'pino';
 import { CliCommands } from './cli.commands';
@@ -10,7 +10,7 @@ export class CliModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, TenancyModule],
+      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, CredentialsModule],
       providers: [CliCommands],
     };
   }

@@ -1,6 +1,7 @@
 import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
+import { MeteringModule } from '@gateway/metering';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
 import { QueueModule, QueueName } from '@gateway/queue';
@@ -50,6 +51,7 @@ export class WorkerModule {
         QueueModule.forRoot('worker'),
         ProvidersModule,
         TenancyModule,
+        MeteringModule,
         OperationsModule,
       ],
       providers: [

@@ -5,10 +5,14 @@ import { ApiKey, ApiKeySchema } from './api-keys/api-key.schema';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { Application, ApplicationSchema } from './applications/application.schema';
 import { ApplicationsRepository } from './applications/applications.repository';
+import { BillingRecord, BillingRecordSchema } from './billing-records/billing-record.schema';
+import { BillingRecordsRepository } from './billing-records/billing-records.repository';
 import { Task, TaskSchema } from './tasks/task.schema';
 import { TasksRepository } from './tasks/tasks.repository';
+import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
+import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
 
-const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository];
+const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository, UsageDailyRepository, BillingRecordsRepository];
 
 @Global()
 @Module({
@@ -27,6 +31,8 @@ const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository
       { name: Application.name, schema: ApplicationSchema },
       { name: ApiKey.name, schema: ApiKeySchema },
       { name: Task.name, schema: TaskSchema },
+      { name: UsageDaily.name, schema: UsageDailySchema },
+      { name: BillingRecord.name, schema: BillingRecordSchema },
     ]),
   ],
   providers: repositories,

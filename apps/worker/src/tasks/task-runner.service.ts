@@ -1,5 +1,6 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
+import { UsageRollups } from '@gateway/metering';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeStore, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
@@ -20,6 +21,7 @@ export class TaskRunner {
     private readonly tasks: TasksRepository,
     private readonly outcomes: OutcomeStore,
     private readonly limits: LimitsService,
+    private readonly rollups: UsageRollups,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -74,6 +76,17 @@ export class TaskRunner {
       day: new Date(data.createdAt).toISOString().slice(0, 10),
     });
     await this.outcomes.forget(data.taskId);
+    this.rollups.add(
+      { appId: data.appId, model: data.resolvedModel, day: new Date(data.createdAt).toISOString().slice(0, 10) },
+      {
+        calls: 1,
+        errors: executed ? 0 : 1,
+        promptTokens: executed?.usage.prompt_tokens ?? 0,
+        completionTokens: executed?.usage.completion_tokens ?? 0,
+        images: executed?.usage.images ?? 0,
+        cost: executed?.cost ?? 0,
+      },
+    );
 
     const labels = { queue, model: data.resolvedModel, provider: executed?.provider ?? 'none', outcome: executed ? 'succeeded' : 'failed' };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);

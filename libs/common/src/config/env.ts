@@ -85,6 +85,10 @@ export class Env {
   @Type(() => Number) @IsInt() @Min(1000)
   CONCURRENCY_LEASE_MS = 15 * 60_000;
 
+  /** Daily usage roll-ups are written this often. */
+  @Type(() => Number) @IsInt() @Min(50)
+  USAGE_FLUSH_MS = 1_000;
+
   /** Peers (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed; empty: none. */
   @IsString()
   TRUSTED_PROXIES = '';

@@ -1,0 +1,22 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+
+/** Per application, model and UTC day: what the console charts. Maintained with $inc upserts (DESIGN §5). */
+// `errors` is a mongoose document property, but these documents are only read lean, as plain objects.
+@Schema({ collection: 'usage_daily', versionKey: false, suppressReservedKeysWarning: true })
+export class UsageDaily {
+  /** `${appId}|${model}|${day}`: one document per key, so an upsert never races into a duplicate. */
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ required: true, index: true }) appId: string;
+  @Prop({ required: true }) model: string;
+  @Prop({ required: true }) day: string;
+  @Prop({ type: Number, default: 0 }) calls: number;
+  @Prop({ type: Number, default: 0 }) errors: number;
+  @Prop({ type: Number, default: 0 }) promptTokens: number;
+  @Prop({ type: Number, default: 0 }) completionTokens: number;
+  @Prop({ type: Number, default: 0 }) images: number;
+  @Prop({ type: Number, default: 0 }) cost: number;
+}
+
+export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
+
+export type UsageCounters = Pick<UsageDaily, 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'>;

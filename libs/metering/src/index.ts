@@ -1,0 +1,2 @@
+export * from './usage-rollups.service';
+export * from './metering.module';

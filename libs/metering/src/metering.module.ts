@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { UsageRollups } from './usage-rollups.service';
+
+@Module({ providers: [UsageRollups], exports: [UsageRollups] })
+export class MeteringModule {}

@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { OpenAiFake } from '../fakes/openai-fake';
+import { getJson, postJson, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+
+describe('operator CLI (npm run gw)', () => {
+  const upstream = new OpenAiFake();
+  let env: ReturnType<typeof testEnv>;
+  let api: RunningApi;
+  let worker: { close(): Promise<void> };
+
+  const gw = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'dist/apps/cli/apps/cli/src/main.js'), ...args], {
+      env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
+      encoding: 'utf8',
+    });
+
+  beforeAll(async () => {
+    await upstream.start();
+    env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await upstream.stop();
+  });
+
+  it('creates an application whose printed API key works, lists it and rotates its key', async () => {
+    const created = gw('apps:create', '--name', 'from-cli', '--type', 'web', '--daily-limit', '100', '--json');
+    expect(created.status).toBe(0);
+    const { appId, apiKey, secretKey } = JSON.parse(created.stdout);
+    expect(appId).toMatch(/^app_/);
+    expect(secretKey).toMatch(/^ss-/);
+    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'cli' }, apiKey)).status).toBe(200);
+
+    const listed = JSON.parse(gw('apps:list', '--json').stdout);
+    expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ appId, name: 'from-cli', type: 'web', dailyCallLimit: 100 })]));
+
+    const rotated = JSON.parse(gw('keys:rotate', '--app', appId, '--json').stdout);
+    expect(rotated.apiKey).not.toBe(apiKey);
+    expect((await getJson(`${api.url}/v1/models`, rotated.apiKey)).status).toBe(200);
+  });
+
+  it('explains bad usage with exit code 2', () => {
+    const result = gw('apps:create');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('apps:create needs --name');
+  });
+});
