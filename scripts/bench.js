@@ -27,7 +27,11 @@ let cleaningUp;
 let interrupted = false;
 
 async function main() {
-  const [name, ...extraArgs] = process.argv.slice(2);
+  const [name, ...rest] = process.argv.slice(2);
+  // --with-limits: the bench application gets a daily and a concurrency limit it never reaches, so every request
+  // pays for the admission script and the worker's settle; compare with a run without it.
+  const withLimits = rest.includes('--with-limits');
+  const extraArgs = rest.filter((arg) => arg !== '--with-limits');
   if (!BENCHES[name]) {
     process.stderr.write(`Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [bench options]\n`);
     return 2;
@@ -74,7 +78,8 @@ async function main() {
   ]);
   services.log(`api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}`);
 
-  const app = await createApp(env);
+  const app = await createApp(env, withLimits);
+  services.log(`application limits: ${withLimits ? 'daily 1000000000, concurrency 10000 (checked on every request)' : 'none'}`);
   const code = await runBench(BENCHES[name], extraArgs, {
     ...process.env,
     BENCH_API_URL: `http://127.0.0.1:${apiPort}`,
@@ -154,9 +159,10 @@ function isReady(port) {
   });
 }
 
-function createApp(env) {
+function createApp(env, withLimits) {
+  const limits = withLimits ? ['--daily-limit', '1000000000', '--concurrency', '10000'] : [];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [DIST.cli, 'apps:create', '--name', 'bench', '--json'], { cwd: root, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [DIST.cli, 'apps:create', '--name', 'bench', ...limits, '--json'], { cwd: root, env }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`apps:create failed: ${error.message}\n${stderr}`));
       try {
         resolve(JSON.parse(stdout.trim().split('\n').pop()));
