@@ -3,10 +3,14 @@ import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
 import { QueueModule, TASK_OUTCOME_SOURCE, TaskGateway } from '@gateway/queue';
-import { TenancyModule } from '@gateway/tenancy';
+import { ConsoleModule, TenancyModule } from '@gateway/tenancy';
 import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
+import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
+import { ConsoleAuthController } from './console/auth/console-auth.controller';
+import { ConsoleSessionGuard } from './console/auth/console-session.guard';
+import { ConsoleUsageController } from './console/usage/console-usage.controller';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { ChatController } from './v1/chat/chat.controller';
 import { ChatRequestService } from './v1/chat/chat-request.service';
@@ -33,13 +37,18 @@ export class ApiModule implements OnModuleInit {
         CatalogModule,
         QueueModule.forRoot('producer'),
         TenancyModule,
+        ConsoleModule,
         OperationsModule,
       ],
-      controllers: [EmbeddingsController, ChatController, ModelsController, TasksController],
+      controllers: [
+        EmbeddingsController, ChatController, ModelsController, TasksController,
+        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController,
+      ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: TASK_OUTCOME_SOURCE, useClass: RecordedOutcomes },
         TaskGateway,
+        ConsoleSessionGuard,
         TaskSubmissionService,
         TaskViewService,
         EmbeddingsRequestService,

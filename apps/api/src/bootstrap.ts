@@ -1,5 +1,6 @@
 import { AppConfig, createLogger, newId, PinoNestLogger } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiModule } from './api.module';
@@ -24,6 +25,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     // Signed requests (HMAC) cover the exact body bytes.
     rawBody: true,
   });
+  await app.register(fastifyCookie);
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

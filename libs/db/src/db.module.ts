@@ -10,9 +10,11 @@ import { BillingRecordsRepository } from './billing-records/billing-records.repo
 import { Task, TaskSchema } from './tasks/task.schema';
 import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
+import { User, UserSchema } from './users/user.schema';
+import { UsersRepository } from './users/users.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
 
-const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository, UsageDailyRepository, BillingRecordsRepository];
+const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository, UsageDailyRepository, BillingRecordsRepository, UsersRepository];
 
 @Global()
 @Module({
@@ -33,6 +35,7 @@ const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository
       { name: Task.name, schema: TaskSchema },
       { name: UsageDaily.name, schema: UsageDailySchema },
       { name: BillingRecord.name, schema: BillingRecordSchema },
+      { name: User.name, schema: UserSchema },
     ]),
   ],
   providers: repositories,

@@ -9,3 +9,5 @@ export * from './usage-daily/usage-daily.schema';
 export * from './usage-daily/usage-daily.repository';
 export * from './billing-records/billing-record.schema';
 export * from './billing-records/billing-records.repository';
+export * from './users/user.schema';
+export * from './users/users.repository';

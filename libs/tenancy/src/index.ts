@@ -11,3 +11,6 @@ export * from './limits/limits.service';
 export * from './limits/scope';
 export * from './network/ip-allow-list';
 export * from './tenancy.module';
+export * from './console/console-sessions.service';
+export * from './console/console-applications.service';
+export * from './console/console.module';

@@ -17,6 +17,10 @@ export class ApiKeysRepository {
     return this.model.findOne({ hash }).lean<ApiKeyRecord>().exec();
   }
 
+  listForApp(appId: string): Promise<ApiKeyRecord[]> {
+    return this.model.find({ appId }).sort({ createdAt: 1 }).lean<ApiKeyRecord[]>().exec();
+  }
+
   /** Revokes the application's active keys at once, or lets them live until `graceUntil`. */
   async retireAll(appId: string, graceUntil?: Date): Promise<void> {
     const update = graceUntil ? { expiresAt: graceUntil } : { status: 'revoked', revokedAt: new Date() };

@@ -20,6 +20,18 @@ export class ApplicationsRepository {
     return this.model.findById(appId).lean<ApplicationRecord>().exec();
   }
 
+  /** The application if `ownerId` owns it: another user's application reads as absent. */
+  findOwned(appId: string, ownerId: string): Promise<ApplicationRecord | null> {
+    return this.model.findOne({ _id: appId, ownerId }).lean<ApplicationRecord>().exec();
+  }
+
+  updateOwned(appId: string, ownerId: string, changes: Partial<NewApplication> & { status?: 'active' | 'revoked' }): Promise<ApplicationRecord | null> {
+    return this.model
+      .findOneAndUpdate({ _id: appId, ownerId }, { $set: { ...changes, updatedAt: new Date() } }, { new: true })
+      .lean<ApplicationRecord>()
+      .exec();
+  }
+
   list(ownerId?: string): Promise<ApplicationRecord[]> {
     const filter = ownerId ? { ownerId } : {};
     return this.model.find(filter).sort({ createdAt: 1 }).lean<ApplicationRecord[]>().exec();

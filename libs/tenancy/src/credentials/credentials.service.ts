@@ -38,6 +38,13 @@ export class CredentialsService {
     return this.issueApiKey(appId);
   }
 
+  /** A new Secret Key for the application, shown once; signatures made with the old one stop verifying. */
+  async resetSecretKey(appId: string, ownerId: string): Promise<string | null> {
+    const secretKey = `ss-${randomBase62(43)}`;
+    const updated = await this.applications.updateOwned(appId, ownerId, { secretKeyEnc: this.box.seal(secretKey) });
+    return updated ? secretKey : null;
+  }
+
   private async issueApiKey(appId: string): Promise<string> {
     const apiKey = generateApiKey();
     await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });

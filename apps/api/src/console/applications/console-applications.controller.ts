@@ -1,0 +1,67 @@
+import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession } from '@gateway/tenancy';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { CurrentSession } from '../auth/console-session.decorator';
+import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
+
+@Controller('console/api/applications')
+@UseGuards(ConsoleSessionGuard)
+export class ConsoleApplicationsController {
+  constructor(private readonly applications: ConsoleApplicationsService) {}
+
+  @Get()
+  async list(@CurrentSession() session: ConsoleSession) {
+    return { data: await this.applications.list(session.userId) };
+  }
+
+  @Post()
+  create(@CurrentSession() session: ConsoleSession, @Body() dto: CreateApplicationDto) {
+    return this.applications.create(session.userId, { name: dto.name, ...toSettings(dto) } as ApplicationSettings);
+  }
+
+  @Get(':id')
+  get(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
+    return this.applications.get(id, session.userId);
+  }
+
+  @Patch(':id')
+  update(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: UpdateApplicationDto) {
+    return this.applications.update(id, session.userId, { ...(dto.name !== undefined ? { name: dto.name } : {}), ...toSettings(dto) });
+  }
+
+  /** Revokes the application and its keys. */
+  @Delete(':id')
+  revoke(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
+    return this.applications.revoke(id, session.userId);
+  }
+
+  @Post(':id/rotate-key')
+  @HttpCode(200)
+  rotate(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: RotateKeyDto) {
+    return this.applications.rotateApiKey(id, session.userId, dto.grace_seconds ?? 0);
+  }
+
+  @Post(':id/reset-secret')
+  @HttpCode(200)
+  resetSecret(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
+    return this.applications.resetSecretKey(id, session.userId);
+  }
+}
+
+/** Only the fields the request set, in the repository's names. */
+function toSettings(dto: CreateApplicationDto | UpdateApplicationDto): Partial<ApplicationSettings> {
+  const settings: Partial<ApplicationSettings> = {
+    description: dto.description,
+    type: dto.type,
+    usageScenario: dto.usage_scenario,
+    expectedVolume: dto.expected_volume,
+    scope: dto.scope ? { capabilities: dto.scope.capabilities ?? [], models: dto.scope.models ?? [] } : undefined,
+    dailyCallLimit: dto.daily_call_limit,
+    concurrencyLimit: dto.concurrency_limit,
+    requestsPerMinute: dto.requests_per_minute,
+    tokenQuota: dto.token_quota,
+    ipWhitelist: dto.ip_whitelist,
+    callbackUrl: dto.callback_url,
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,50 @@
+import { AppConfig } from '@gateway/common';
+import { ConsoleSession, ConsoleSessionsService, SESSION_TTL_SECONDS } from '@gateway/tenancy';
+import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CurrentSession } from './console-session.decorator';
+import { ConsoleSessionGuard, SESSION_COOKIE } from './console-session.guard';
+import { SignInDto } from './credentials.dto';
+
+@Controller('console/api/auth')
+export class ConsoleAuthController {
+  constructor(private readonly sessions: ConsoleSessionsService, private readonly config: AppConfig) {}
+
+  @Post('register')
+  async register(@Body() dto: SignInDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { token, session } = await this.sessions.register(dto.email, dto.password);
+    return this.signedIn(reply, token, session);
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  async login(@Body() dto: SignInDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { token, session } = await this.sessions.login(dto.email, dto.password);
+    return this.signedIn(reply, token, session);
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @UseGuards(ConsoleSessionGuard)
+  async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.sessions.close(request.cookies[SESSION_COOKIE]);
+    reply.clearCookie(SESSION_COOKIE, { path: '/console' });
+  }
+
+  @Get('me')
+  @UseGuards(ConsoleSessionGuard)
+  me(@CurrentSession() session: ConsoleSession) {
+    return { user: { id: session.userId, email: session.email }, csrf_token: session.csrfToken };
+  }
+
+  private signedIn(reply: FastifyReply, token: string, session: ConsoleSession) {
+    reply.setCookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.config.NODE_ENV === 'production',
+      path: '/console',
+      maxAge: SESSION_TTL_SECONDS,
+    });
+    return { user: { id: session.userId, email: session.email }, csrf_token: session.csrfToken };
+  }
+}

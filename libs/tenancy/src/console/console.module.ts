@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { ConsoleApplicationsService } from './console-applications.service';
+import { ConsoleSessionsService } from './console-sessions.service';
+
+@Module({
+  imports: [CredentialsModule],
+  providers: [ConsoleSessionsService, ConsoleApplicationsService],
+  exports: [ConsoleSessionsService, ConsoleApplicationsService],
+})
+export class ConsoleModule {}
