@@ -13,7 +13,8 @@ const INVALID_TTL_MS = 5_000;
 
 /**
  * Bearer authentication served from memory (DESIGN §4): a key is looked up in MongoDB at most once per
- * AUTH_CACHE_TTL_MS, and while MongoDB is unreachable a key seen before keeps working from its stale entry.
+ * AUTH_CACHE_TTL_MS. An expired entry is served at once while it refreshes in the background, so the hot path never
+ * waits on MongoDB for a known key, and while MongoDB is unreachable a key seen before keeps working.
  */
 @Injectable()
 export class ApiKeyAuthService {
@@ -28,6 +29,7 @@ export class ApiKeyAuthService {
     this.cache = new LRUCache<string, CacheEntry>({
       max: 50_000,
       ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
+      allowStale: true,
       allowStaleOnFetchRejection: true,
       noDeleteOnFetchRejection: true,
       fetchMethod: async (hash, _stale, { options }) => {
@@ -53,7 +55,9 @@ export class ApiKeyAuthService {
       this.logger.error({ err: (error as Error).message }, 'API key look-up failed');
       throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
     }
-    if (!entry || 'invalid' in entry) throw invalidKey();
+    // Every lookup answers an entry, so none at all means MongoDB failed and nothing was cached to fall back on.
+    if (!entry) throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
+    if ('invalid' in entry) throw invalidKey();
     if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= Date.now()) throw invalidKey();
     return entry.principal;
   }

@@ -49,6 +49,7 @@ export class SignatureAuthService implements OnApplicationShutdown {
     this.signers = new LRUCache<string, Signer>({
       max: 10_000,
       ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
+      allowStale: true,
       allowStaleOnFetchRejection: true,
       noDeleteOnFetchRejection: true,
       fetchMethod: async (appId) => {
@@ -71,8 +72,11 @@ export class SignatureAuthService implements OnApplicationShutdown {
       throw new GatewayError('ExpiredTimestamp', `X-Timestamp must be Unix seconds within ${SIGNATURE_WINDOW_SECONDS} s of the server clock`);
     }
     if (!/^[\w-]{8,128}$/.test(nonce)) throw new GatewayError('InvalidSignature', 'X-Nonce must be 8-128 letters, digits, _ or -');
-    const signer = /^app_[0-9A-Za-z]{22}$/.test(appId) ? await this.signers.fetch(appId) : undefined;
-    if (!signer || 'missing' in signer) throw invalid();
+    if (!/^app_[0-9A-Za-z]{22}$/.test(appId)) throw invalid();
+    const signer = await this.signers.fetch(appId);
+    // Every lookup answers an entry, so none at all means MongoDB failed and nothing was cached to fall back on.
+    if (!signer) throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
+    if ('missing' in signer) throw invalid();
     const expected = Buffer.from(sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)), 'base64');
     const given = Buffer.from(signature, 'base64');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
