@@ -107,6 +107,25 @@ describe('application limits, scope and IP whitelist', () => {
     }
   });
 
+  it('refuses calls over the requests-per-minute limit with 429 RateLimited until the minute turns', async () => {
+    const { apiKey } = await createApplication(apiA, 'rpm', { requestsPerMinute: 3 });
+    // Counting happens per UTC minute: start well inside one so the window cannot turn mid-test.
+    const second = new Date().getUTCSeconds();
+    if (second > 50) await new Promise((r) => setTimeout(r, (61 - second) * 1000));
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await embed(i % 2 ? apiA : apiB, apiKey, `rpm${i}`);
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(response.body.error.code).toBe('RateLimited');
+        const retryAfter = Number(response.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
   it('stops calls at the token quota and records the upstream-reported usage on each task', async () => {
     const { apiKey } = await createApplication(apiA, 'quota', { tokenQuota: 40 });
     const text = 'x'.repeat(40); // the fake reports ceil(40 / 4) = 10 tokens; the gateway reserves fewer

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sign, signingString } from '@gateway/tenancy';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { createApplication, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 
 describe('HMAC request signing with App ID and Secret Key', () => {
   const upstream = new OpenAiFake();
@@ -50,6 +52,18 @@ describe('HMAC request signing with App ID and Secret Key', () => {
     expect((await signedRequest({ path: '/v1/models' })).status).toBe(200);
   });
 
+  it("accepts a request signed by the README's client snippet", async () => {
+    const snippet = readFileSync(join(ROOT, 'README.md'), 'utf8').split('```js\n')[1].split('```')[0];
+    const signedHeaders = new Function('require', `${snippet}; return signedHeaders;`)(require);
+    const body = JSON.stringify({ model: 'text-embedding-v4', input: 'from the readme', dimensions: 64 });
+    const response = await fetch(`${api.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signedHeaders(credentials.appId, credentials.secretKey, 'POST', '/v1/embeddings', body) },
+      body,
+    });
+    expect(response.status).toBe(200);
+  });
+
   it('rejects an altered body with 401 InvalidSignature', async () => {
     const altered = await signedRequest({ sentBody: JSON.stringify({ model: 'text-embedding-v4', input: 'tampered', dimensions: 64 }) });
     expect(altered.status).toBe(401);
@@ -58,8 +72,8 @@ describe('HMAC request signing with App ID and Secret Key', () => {
 
   it('rejects a stale or future timestamp with 401 ExpiredTimestamp', async () => {
     const now = Math.floor(Date.now() / 1000);
-    expect((await signedRequest({ timestamp: now - 301 })).body.error.code).toBe('ExpiredTimestamp');
-    expect((await signedRequest({ timestamp: now + 301 })).body.error.code).toBe('ExpiredTimestamp');
+    expect((await signedRequest({ timestamp: now - 320 })).body.error.code).toBe('ExpiredTimestamp');
+    expect((await signedRequest({ timestamp: now + 320 })).body.error.code).toBe('ExpiredTimestamp');
     expect((await signedRequest({ timestamp: now - 250 })).status).toBe(200);
   });
 
