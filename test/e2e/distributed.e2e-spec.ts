@@ -118,6 +118,25 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
     }
   });
 
+  it('lets a worker that is shutting down finish its active job, answer the caller and record the task', async () => {
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    const [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey } = await createApplication(api);
+      upstream.setDelay(600);
+      const pending = postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'during shutdown', dimensions: 64 }, apiKey);
+      await waitUntil(() => upstream.calls.length === 1, 'the worker to take the job');
+      await worker.close();
+      const response = await pending;
+      expect(response.status).toBe(200);
+      expect(response.body.data[0].embedding).toEqual(fakeVector('during shutdown', 64));
+      const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
+      expect(task.body.status).toBe('succeeded');
+    } finally {
+      await api.close();
+    }
+  });
+
   it('removes the job of a caller who disconnects before any worker picks it up', async () => {
     const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
     const api = await startApi(env);

@@ -1,6 +1,6 @@
 import { AppConfig, LOGGER } from '@gateway/common';
 import { UsageCounters, UsageDailyRepository, UsageKey } from '@gateway/db';
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Logger } from 'pino';
 
 type Pending = { key: UsageKey; counters: UsageCounters };
@@ -13,7 +13,7 @@ const EMPTY: UsageCounters = { calls: 0, errors: 0, promptTokens: 0, completionT
  * source of truth; a crash loses at most one interval of roll-ups, never a task or a billing record.
  */
 @Injectable()
-export class UsageRollups implements OnModuleInit, OnApplicationShutdown {
+export class UsageRollups implements OnModuleInit, BeforeApplicationShutdown {
   private pending = new Map<string, Pending>();
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
@@ -29,7 +29,8 @@ export class UsageRollups implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** After workers have drained (onModuleDestroy) and before MongoDB closes (onApplicationShutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.flush();
   }

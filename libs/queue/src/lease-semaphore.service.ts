@@ -1,7 +1,7 @@
 import { AppConfig, randomBase62 } from '@gateway/common';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
-import { createRedis } from './redis-connections';
+import { GatewayRedis } from './gateway-redis.service';
 
 /**
  * Takes a slot if fewer than `limit` unexpired leases exist. Leases are scored by expiry on Redis's own clock,
@@ -24,12 +24,12 @@ export interface Lease {
 
 /** A counting semaphore shared by every process on the Redis (DESIGN §4, §6): atomic, lease-based. */
 @Injectable()
-export class LeaseSemaphore implements OnApplicationShutdown {
+export class LeaseSemaphore {
   private readonly redis: SemaphoreRedis;
   private readonly prefix: string;
 
-  constructor(config: AppConfig) {
-    this.redis = createRedis(config, { maxRetriesPerRequest: 3 }, 'semaphores') as SemaphoreRedis;
+  constructor(config: AppConfig, redis: GatewayRedis) {
+    this.redis = redis.client as SemaphoreRedis;
     this.redis.defineCommand('acquireLease', { numberOfKeys: 1, lua: ACQUIRE });
     this.prefix = config.QUEUE_PREFIX;
   }
@@ -49,9 +49,5 @@ export class LeaseSemaphore implements OnApplicationShutdown {
       if (lease || Date.now() + pause > deadline) return lease;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 }

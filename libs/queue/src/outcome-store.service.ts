@@ -1,9 +1,9 @@
 import { AppConfig } from '@gateway/common';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
+import { GatewayRedis } from './gateway-redis.service';
 import type { TaskOutcome } from './job-contracts';
 import { decodeOutcome, encodeOutcome, outcomeKey } from './outcome-codec';
-import { createRedis } from './redis-connections';
 
 /** Outcome keys outlive a crash between delivery and the task record only this long; the rerun writes them again. */
 const OUTCOME_TTL_MS = 5 * 60_000;
@@ -14,12 +14,12 @@ const OUTCOME_TTL_MS = 5 * 60_000;
  * caller's path while GET /v1/tasks can already read the result.
  */
 @Injectable()
-export class OutcomeStore implements OnApplicationShutdown {
+export class OutcomeStore {
   private readonly redis: Redis;
   private readonly prefix: string;
 
-  constructor(config: AppConfig) {
-    this.redis = createRedis(config, { maxRetriesPerRequest: 3 }, 'outcomes');
+  constructor(config: AppConfig, redis: GatewayRedis) {
+    this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
   }
 
@@ -39,9 +39,5 @@ export class OutcomeStore implements OnApplicationShutdown {
 
   async forget(taskId: string): Promise<void> {
     await this.redis.del(outcomeKey(this.prefix, taskId));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 }

@@ -2,6 +2,7 @@ import { AppConfig } from '@gateway/common';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueueName } from './job-contracts';
+import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
 import { OutcomeStore } from './outcome-store.service';
 import { bullConnection } from './redis-connections';
@@ -17,6 +18,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [OutcomeStore, LeaseSemaphore], exports: [bull, queues, OutcomeStore, LeaseSemaphore] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore] };
   }
 }

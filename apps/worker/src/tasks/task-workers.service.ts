@@ -1,16 +1,18 @@
 import { AppConfig, LOGGER } from '@gateway/common';
 import { bullConnection } from '@gateway/queue';
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import { Logger } from 'pino';
 import { TASK_PROCESSORS, TaskProcessor } from './task-processor';
 
 /**
  * One BullMQ Worker per processor, built from the operator's configuration (concurrency, lock duration, stall
- * detection), which @Processor's static decorator options cannot express. Closing waits for active jobs.
+ * detection), which @Processor's static decorator options cannot express. Closing waits for active jobs in the
+ * first shutdown phase, so a job finishing during shutdown still delivers, records and rolls up its outcome
+ * before roll-ups flush (beforeApplicationShutdown) and connections close (onApplicationShutdown).
  */
 @Injectable()
-export class TaskWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
+export class TaskWorkers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly workers: Worker[] = [];
 
   constructor(
@@ -36,7 +38,7 @@ export class TaskWorkers implements OnApplicationBootstrap, OnApplicationShutdow
     this.logger.info({ queues: this.processors.map((p) => p.queue), concurrency: this.config.WORKER_CONCURRENCY }, 'workers started');
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
   }
 }

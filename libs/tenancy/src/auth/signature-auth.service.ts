@@ -1,7 +1,7 @@
 import { AppConfig, GatewayError } from '@gateway/common';
 import { ApplicationsRepository } from '@gateway/db';
-import { createRedis } from '@gateway/queue';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { GatewayRedis } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -36,15 +36,15 @@ type Signer = { principal: Principal; secretKey: string } | { missing: true };
  * ±300 s around the server clock, each nonce accepted once (kept in Redis for the whole window), constant-time comparison.
  */
 @Injectable()
-export class SignatureAuthService implements OnApplicationShutdown {
+export class SignatureAuthService {
   private readonly box: SecretBox;
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly signers: LRUCache<string, Signer>;
 
-  constructor(config: AppConfig, private readonly applications: ApplicationsRepository) {
+  constructor(config: AppConfig, redis: GatewayRedis, private readonly applications: ApplicationsRepository) {
     this.box = new SecretBox(config.MASTER_KEY);
-    this.redis = createRedis(config, { maxRetriesPerRequest: 1 }, 'nonces');
+    this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
     this.signers = new LRUCache<string, Signer>({
       max: 10_000,
@@ -86,9 +86,6 @@ export class SignatureAuthService implements OnApplicationShutdown {
     return signer.principal;
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
-  }
 }
 
 function header(request: SignedRequest, name: string): string | undefined {

@@ -1,7 +1,7 @@
 import { AppConfig, GatewayError, newId, randomBase62 } from '@gateway/common';
 import { UserRecord, UsersRepository } from '@gateway/db';
-import { createRedis } from '@gateway/queue';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { GatewayRedis } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
@@ -24,13 +24,13 @@ export interface ConsoleSession {
  * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Failed logins per email are capped.
  */
 @Injectable()
-export class ConsoleSessionsService implements OnApplicationShutdown {
+export class ConsoleSessionsService {
   private readonly redis: Redis;
   private readonly prefix: string;
   private decoyHash?: Promise<string>;
 
-  constructor(config: AppConfig, private readonly users: UsersRepository) {
-    this.redis = createRedis(config, { maxRetriesPerRequest: 1 }, 'console-sessions');
+  constructor(config: AppConfig, redis: GatewayRedis, private readonly users: UsersRepository) {
+    this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
   }
 
@@ -67,10 +67,6 @@ export class ConsoleSessionsService implements OnApplicationShutdown {
 
   async close(token: string | undefined): Promise<void> {
     if (token) await this.redis.del(this.key(token));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 
   private async open(user: UserRecord): Promise<{ token: string; session: ConsoleSession }> {

@@ -1,7 +1,7 @@
 import { AppConfig, GatewayError, randomBase62 } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { Admission, createRedis } from '@gateway/queue';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Admission, GatewayRedis } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import type { Principal } from '../auth/principal';
 
@@ -55,13 +55,13 @@ const REJECTIONS = {
 
 /** Daily calls, requests per minute, concurrency slots and token quota, shared by every api instance and worker. */
 @Injectable()
-export class LimitsService implements OnApplicationShutdown {
+export class LimitsService {
   private readonly redis: LimitsRedis;
   private readonly prefix: string;
   private readonly leaseMs: number;
 
-  constructor(config: AppConfig, private readonly metrics: MetricsService) {
-    this.redis = createRedis(config, { maxRetriesPerRequest: 1 }, 'limits') as LimitsRedis;
+  constructor(config: AppConfig, redis: GatewayRedis, private readonly metrics: MetricsService) {
+    this.redis = redis.client as LimitsRedis;
     this.redis.defineCommand('admitRequest', { numberOfKeys: 4, lua: ADMIT });
     this.prefix = config.QUEUE_PREFIX;
     this.leaseMs = config.CONCURRENCY_LEASE_MS;
@@ -99,10 +99,6 @@ export class LimitsService implements OnApplicationShutdown {
     if (admission.leaseId) pipeline.zrem(concurrency, admission.leaseId);
     if (admission.reservedTokens !== undefined) pipeline.incrby(tokens, usedTokens - admission.reservedTokens);
     await pipeline.exec();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
   }
 
   private keys(appId: string, now: Date): [string, string, string, string] {
