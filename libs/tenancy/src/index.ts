@@ -4,7 +4,7 @@ export * from './credentials/credentials.service';
 export * from './credentials/credentials.module';
 export * from './auth/principal';
 export * from './auth/api-key-auth.service';
-export * from './auth/api-key.guard';
+export * from './auth/api-auth.guard';
 export * from './auth/signature-auth.service';
 export * from './auth/principal.decorator';
 export * from './limits/limits.service';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiAuthGuard } from './auth/api-auth.guard';
 import { ApiKeyAuthService } from './auth/api-key-auth.service';
 import { SignatureAuthService } from './auth/signature-auth.service';
 import { CredentialsModule } from './credentials/credentials.module';
@@ -7,7 +7,7 @@ import { LimitsService } from './limits/limits.service';
 
 @Module({
   imports: [CredentialsModule],
-  providers: [ApiKeyAuthService, SignatureAuthService, ApiKeyGuard, LimitsService],
-  exports: [ApiKeyAuthService, SignatureAuthService, ApiKeyGuard, CredentialsModule, LimitsService],
+  providers: [ApiKeyAuthService, SignatureAuthService, ApiAuthGuard, LimitsService],
+  exports: [ApiKeyAuthService, SignatureAuthService, ApiAuthGuard, CredentialsModule, LimitsService],
 })
 export class TenancyModule {}

@@ -1,5 +1,5 @@
 import { QueueName } from '@gateway/queue';
-import { ApiKeyGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
+import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TaskSubmissionService } from '../task-submission.service';
@@ -7,7 +7,7 @@ import { ChatCompletionRequestDto } from './chat.dto';
 import { ChatRequestService } from './chat-request.service';
 
 @Controller('v1/chat/completions')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiAuthGuard)
 export class ChatController {
   constructor(private readonly requests: ChatRequestService, private readonly submissions: TaskSubmissionService) {}
 

@@ -1,5 +1,5 @@
 import { QueueName } from '@gateway/queue';
-import { ApiKeyGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
+import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TaskSubmissionService } from '../task-submission.service';
@@ -7,7 +7,7 @@ import { EmbeddingsRequestDto } from './embeddings.dto';
 import { EmbeddingsRequestService } from './embeddings-request.service';
 
 @Controller('v1/embeddings')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiAuthGuard)
 export class EmbeddingsController {
   constructor(private readonly requests: EmbeddingsRequestService, private readonly submissions: TaskSubmissionService) {}
 

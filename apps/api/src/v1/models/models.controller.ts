@@ -1,10 +1,10 @@
 import { CatalogService } from '@gateway/catalog';
-import { ApiKeyGuard } from '@gateway/tenancy';
+import { ApiAuthGuard } from '@gateway/tenancy';
 import { Controller, Get, UseGuards } from '@nestjs/common';
 
 /** The catalog in OpenAI's list shape; aliases are listed too, each naming the model it resolves to. */
 @Controller('v1/models')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiAuthGuard)
 export class ModelsController {
   constructor(private readonly catalog: CatalogService) {}
 

@@ -1,10 +1,10 @@
-import { ApiKeyGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
+import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Controller, Get, Param } from '@nestjs/common';
 import { UseGuards } from '@nestjs/common';
 import { TaskViewService } from './task-view.service';
 
 @Controller('v1/tasks')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiAuthGuard)
 export class TasksController {
   constructor(private readonly tasks: TaskViewService) {}
 

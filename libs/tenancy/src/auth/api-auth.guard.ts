@@ -13,7 +13,7 @@ export type AuthenticatedRequest = FastifyRequest & { principal: Principal; rawB
  * (403 IpNotAllowed). request.ip honours X-Forwarded-For only from TRUSTED_PROXIES.
  */
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
+export class ApiAuthGuard implements CanActivate {
   constructor(private readonly apiKeys: ApiKeyAuthService, private readonly signatures: SignatureAuthService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
