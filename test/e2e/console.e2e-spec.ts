@@ -156,12 +156,25 @@ describe('console API: accounts and applications', () => {
     await waitUntil(async () => (await getJson(`${api.url}/v1/models`, oldKey)).status === 401, 'the old key to stop working');
     expect((await getJson(`${api.url}/v1/models`, rotated.body.api_key)).status).toBe(200);
 
+    // With a grace period the previous key keeps working for a while next to the new one.
+    const graced = await call('POST', `/applications/${appId}/rotate-key`, user, { grace_seconds: 600 });
+    expect(graced.body.previous_key_valid_for_seconds).toBe(600);
+    await new Promise((r) => setTimeout(r, 150)); // past AUTH_CACHE_TTL_MS
+    expect((await getJson(`${api.url}/v1/models`, rotated.body.api_key)).status).toBe(200);
+    expect((await getJson(`${api.url}/v1/models`, graced.body.api_key)).status).toBe(200);
+    const keys = (await call('GET', `/applications/${appId}`, user)).body.api_keys;
+    expect(keys.filter((k: any) => k.expires_at !== null)).toHaveLength(1);
+
     const reset = await call('POST', `/applications/${appId}/reset-secret`, user);
     expect(reset.body.secret_key).toMatch(/^ss-/);
     expect(reset.body.secret_key).not.toBe(created.credentials.secret_key);
 
     expect((await call('DELETE', `/applications/${appId}`, user)).body.status).toBe('revoked');
-    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, rotated.body.api_key)).status === 401, 'the revoked key to stop working');
+    for (const key of [rotated.body.api_key, graced.body.api_key]) {
+      await waitUntil(async () => (await getJson(`${api.url}/v1/models`, key)).status === 401, 'the revoked keys to stop working');
+    }
+    const revokedKeys = (await call('GET', `/applications/${appId}`, user)).body.api_keys;
+    expect(revokedKeys.every((k: any) => k.status !== 'active')).toBe(true);
   });
 
   it('serves usage series for charts', async () => {

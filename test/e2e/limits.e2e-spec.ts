@@ -43,6 +43,11 @@ describe('application limits, scope and IP whitelist', () => {
     expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort()).toEqual([0, 1, 2, 3, 4]);
     expect(ok[0].headers.get('x-ratelimit-limit-requests')).toBe('5');
     expect(upstream.calls).toHaveLength(5);
+    // Reads report the window without using it.
+    const models = await getJson(`${apiB.url}/v1/models`, apiKey);
+    expect(models.status).toBe(200);
+    expect(models.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(models.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
   });
 
   it('never lets more than C calls of an application run at once, across instances, and frees slots on completion', async () => {

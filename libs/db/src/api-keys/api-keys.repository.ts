@@ -21,7 +21,12 @@ export class ApiKeysRepository {
     return this.model.find({ appId }).sort({ createdAt: 1 }).lean<ApiKeyRecord[]>().exec();
   }
 
-  /** Revokes the application's active keys at once, or lets them live until `graceUntil`. */
+  /** Revokes every key of the application, those in a rotation grace period included. */
+  async revokeAll(appId: string): Promise<void> {
+    await this.model.updateMany({ appId, status: 'active' }, { $set: { status: 'revoked', revokedAt: new Date() } }).exec();
+  }
+
+  /** Retires the application's current keys at once, or lets them live until `graceUntil` (keys already in a grace period keep theirs). */
   async retireAll(appId: string, graceUntil?: Date): Promise<void> {
     const update = graceUntil ? { expiresAt: graceUntil } : { status: 'revoked', revokedAt: new Date() };
     await this.model.updateMany({ appId, status: 'active', expiresAt: { $exists: false } }, { $set: update }).exec();

@@ -1,6 +1,7 @@
 import { GatewayError } from '@gateway/common';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LimitsService, rateLimitHeaders } from '../limits/limits.service';
 import { ApiKeyAuthService } from './api-key-auth.service';
 import { SignatureAuthService } from './signature-auth.service';
 import { Principal } from './principal';
@@ -14,7 +15,11 @@ export type AuthenticatedRequest = FastifyRequest & { principal: Principal; rawB
  */
 @Injectable()
 export class ApiAuthGuard implements CanActivate {
-  constructor(private readonly apiKeys: ApiKeyAuthService, private readonly signatures: SignatureAuthService) {}
+  constructor(
+    private readonly apiKeys: ApiKeyAuthService,
+    private readonly signatures: SignatureAuthService,
+    private readonly limits: LimitsService,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -24,6 +29,11 @@ export class ApiAuthGuard implements CanActivate {
       throw new GatewayError('IpNotAllowed', `calls from ${request.ip} are not allowed by this application's IP whitelist`);
     }
     request.principal = principal;
+    // Task POSTs report the window as their admission leaves it; other routes report it as it stands.
+    if (request.method === 'GET' && principal.dailyCallLimit) {
+      const state = await this.limits.dailyState(principal);
+      if (state) context.switchToHttp().getResponse<FastifyReply>().headers(rateLimitHeaders(state));
+    }
     return true;
   }
 }

@@ -46,7 +46,7 @@ export class ConsoleApplicationsService {
   async revoke(appId: string, ownerId: string) {
     const app = await this.applications.updateOwned(appId, ownerId, { status: 'revoked' });
     if (!app) throw notFound(appId);
-    await this.apiKeys.retireAll(appId);
+    await this.apiKeys.revokeAll(appId);
     return this.present(app);
   }
 

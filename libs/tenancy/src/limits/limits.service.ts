@@ -91,6 +91,14 @@ export class LimitsService {
     return { admission: { ...(leaseId ? { leaseId } : {}), ...(reserve ? { reservedTokens: reserve } : {}) }, rateLimit };
   }
 
+  /** The daily window as it stands, for responses that do not consume a call (GET /v1/models, /v1/tasks). */
+  async dailyState(principal: Principal): Promise<RateLimitState | undefined> {
+    if (!principal.dailyCallLimit) return undefined;
+    const now = new Date();
+    const used = Number((await this.redis.get(this.keys(principal.appId, now)[0])) ?? 0);
+    return { limit: principal.dailyCallLimit, remaining: Math.max(0, principal.dailyCallLimit - used), resetSeconds: secondsToUtcMidnight(now) };
+  }
+
   /** Frees the slot and corrects the reservation to what the task really used (0 when it failed or never ran). */
   async settle(appId: string, admission: Admission | undefined, usedTokens: number): Promise<void> {
     if (!admission?.leaseId && !admission?.reservedTokens) return;
