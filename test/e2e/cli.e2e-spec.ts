@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { getJson, postJson, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { getJson, postJson, processEnv, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 
 describe('operator CLI (npm run gw)', () => {
   const upstream = new OpenAiFake();
@@ -11,7 +11,7 @@ describe('operator CLI (npm run gw)', () => {
 
   const gw = (...args: string[]) =>
     spawnSync(process.execPath, [join(ROOT, 'dist/apps/cli/apps/cli/src/main.js'), ...args], {
-      env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
+      env: processEnv(env),
       encoding: 'utf8',
     });
 

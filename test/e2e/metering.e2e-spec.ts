@@ -2,7 +2,7 @@ import { BillingRecordsRepository, UsageDailyRepository } from '@gateway/db';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, postJson, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import { createApplication, getJson, postJson, processEnv, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
 
 describe('metering: daily roll-ups and per-image billing records', () => {
   const upstream = new OpenAiFake();
@@ -52,7 +52,7 @@ describe('metering: daily roll-ups and per-image billing records', () => {
 
     // The operator CLI shows the same figures.
     const cli = spawnSync(process.execPath, [join(ROOT, 'dist/apps/cli/apps/cli/src/main.js'), 'usage', '--app', appId, '--json'], {
-      env: { ...process.env, ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) },
+      env: processEnv(env),
       encoding: 'utf8',
     });
     expect(cli.status).toBe(0);

@@ -52,10 +52,17 @@ export async function startWorker(env: EnvSource): Promise<{ app: NestFastifyApp
   return { app, close: () => app.close() };
 }
 
+/** This process's environment with a test deployment's settings on top, as a child process takes it. */
+export function processEnv(env: EnvSource): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries({ ...process.env, ...env }).map(([k, v]) => [k, String(v ?? '')]));
+}
+
 /** A worker as a separate OS process from the build, for tests that kill it. */
 export function spawnWorker(env: EnvSource): ChildProcess {
-  const plain = Object.fromEntries(Object.entries({ ...process.env, ...env, WORKER_PORT: 0 }).map(([k, v]) => [k, String(v ?? '')]));
-  return spawn(process.execPath, [join(ROOT, 'dist/apps/worker/apps/worker/src/main.js')], { env: plain, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, [join(ROOT, 'dist/apps/worker/apps/worker/src/main.js')], {
+    env: processEnv({ ...env, WORKER_PORT: 0 }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export async function createApplication(api: RunningApi, name = 'test-app', settings: Partial<ApplicationInput> = {}): Promise<IssuedCredentials> {

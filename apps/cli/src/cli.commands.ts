@@ -1,4 +1,5 @@
 import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType, UsageDailyRepository } from '@gateway/db';
+import { UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
@@ -90,9 +91,9 @@ export class CliCommands {
   private async showUsage(args: string[]): Promise<string> {
     const { values } = parse(args, { app: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
     if (!values.app) throw new UsageError('usage needs --app <appId>');
-    const to = values.to ?? new Date().toISOString().slice(0, 10);
-    const from = values.from ?? new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    if (!DAY.test(from) || !DAY.test(to)) throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
+    const to = values.to ?? utcDay();
+    const from = values.from ?? utcDaysBefore(to, 29);
+    if (!UTC_DAY_PATTERN.test(from) || !UTC_DAY_PATTERN.test(to)) throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
     const days = await this.usage.listForApp(values.app, from, to);
     const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, cost }) => ({
       day, model, calls, errors, promptTokens, completionTokens, images, cost,
@@ -116,7 +117,7 @@ export class CliCommands {
 
 export class UsageError extends Error {}
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
 
 type Flags = Record<string, string | undefined> & { json?: boolean };
 

@@ -4,5 +4,6 @@ export * from './config/config.module';
 export * from './errors/error-codes';
 export * from './errors/gateway-error';
 export * from './ids/ids';
+export * from './time/utc-day';
 export * from './logging/logger';
 export * from './logging/logger.module';

@@ -1,5 +1,5 @@
 import { GatewayError, LOGGER, newId } from '@gateway/common';
-import { TasksRepository } from '@gateway/db';
+import { taskBase, TasksRepository } from '@gateway/db';
 import { Admission, PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
 import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
 import { Inject, Injectable } from '@nestjs/common';
@@ -83,21 +83,13 @@ export class TaskSubmissionService {
     try {
       if (!(await this.gateway.abandon(payload.taskId))) return;
       await this.limits.settle(payload.appId, payload.admission, 0);
-      const now = new Date();
       await this.tasks.record({
-        _id: payload.taskId,
-        appId: payload.appId,
-        requestId: payload.requestId,
-        endpoint: payload.endpoint,
-        model: payload.model,
-        resolvedModel: payload.resolvedModel,
+        ...taskBase(payload),
         status: 'cancelled',
-        createdAt: new Date(payload.createdAt),
-        finishedAt: now,
+        finishedAt: new Date(),
         attempts: 0,
         cost: 0,
         error: { status: 499, code: 'ClientClosedRequest', message: 'the client disconnected before the task started; nothing was run or billed' },
-        day: new Date(payload.createdAt).toISOString().slice(0, 10),
       });
       this.logger.info({ taskId: payload.taskId }, 'client disconnected before pick-up; job removed');
     } catch (error) {

@@ -1,8 +1,7 @@
-import { CatalogService } from '@gateway/catalog';
+import { CatalogService, tokenCost } from '@gateway/catalog';
 import { ProviderRouter } from '@gateway/providers';
 import { ChatJob } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
-import { tokenCost } from './embeddings-task.service';
 import { ExecutedTask } from './task-processor';
 
 /** A non-streaming chat completion through the model's routes, answered in the OpenAI shape. */

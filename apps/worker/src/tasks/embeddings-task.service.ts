@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { CatalogService, tokenCost } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ProviderRouter } from '@gateway/providers';
 import { EmbeddingsJob } from '@gateway/queue';
@@ -57,10 +57,4 @@ function toBase64(vector: number[]): string {
   const bytes = Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
   if (endianness() === 'BE') bytes.swap32();
   return bytes.toString('base64');
-}
-
-export function tokenCost(spec: ModelSpec, promptTokens: number, completionTokens = 0): number {
-  const input = ((spec.price.per_1k_input_tokens ?? 0) * promptTokens) / 1000;
-  const output = ((spec.price.per_1k_output_tokens ?? 0) * completionTokens) / 1000;
-  return Math.round((input + output) * 1e8) / 1e8;
 }

@@ -1,5 +1,5 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
-import { TasksRepository } from '@gateway/db';
+import { taskBase, TasksRepository } from '@gateway/db';
 import { UsageRollups } from '@gateway/metering';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeStore, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
@@ -55,16 +55,11 @@ export class TaskRunner {
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
     await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
     await this.outcomes.deliver(data.taskId, outcome, data.replyTo);
+    const base = taskBase(data);
     await this.tasks.record({
-      _id: data.taskId,
-      appId: data.appId,
-      requestId: data.requestId,
-      endpoint: data.endpoint,
-      model: data.model,
-      resolvedModel: data.resolvedModel,
+      ...base,
       provider: executed?.provider,
       status: executed ? 'succeeded' : 'failed',
-      createdAt: new Date(data.createdAt),
       startedAt: new Date(startedAt),
       finishedAt: new Date(finishedAt),
       providerMs: Math.round(outcome.providerMs),
@@ -73,11 +68,10 @@ export class TaskRunner {
       cost: executed?.cost ?? 0,
       result: executed?.body,
       error: failure ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param } : undefined,
-      day: new Date(data.createdAt).toISOString().slice(0, 10),
     });
     await this.outcomes.forget(data.taskId);
     this.rollups.add(
-      { appId: data.appId, model: data.resolvedModel, day: new Date(data.createdAt).toISOString().slice(0, 10) },
+      { appId: data.appId, model: data.resolvedModel, day: base.day },
       {
         calls: 1,
         errors: executed ? 0 : 1,

@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
 import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
+import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
 import { principalOf } from './principal-factory';
 
@@ -26,17 +27,13 @@ export class ApiKeyAuthService {
     private readonly applications: ApplicationsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.cache = new LRUCache<string, CacheEntry>({
-      max: 50_000,
-      ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
-      allowStale: true,
-      allowStaleOnFetchRejection: true,
-      noDeleteOnFetchRejection: true,
-      fetchMethod: async (hash, _stale, { options }) => {
-        const entry = await this.lookUp(hash);
-        if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
-        return entry;
-      },
+    this.cache = createAuthCache<CacheEntry>(config.AUTH_CACHE_TTL_MS, 50_000, async (hash, _stale, { options }) => {
+      const entry = await this.lookUp(hash).catch((error) => {
+        this.logger.error({ err: (error as Error).message }, 'API key look-up failed');
+        throw error;
+      });
+      if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
+      return entry;
     });
   }
 
@@ -48,15 +45,7 @@ export class ApiKeyAuthService {
     if (!match) throw new GatewayError('MissingAuthorization', 'the Authorization header must be "Bearer <API key>"');
     const key = match[1];
     if (!isWellFormedApiKey(key)) throw invalidKey();
-    let entry: CacheEntry | undefined;
-    try {
-      entry = await this.cache.fetch(hashApiKey(key));
-    } catch (error) {
-      this.logger.error({ err: (error as Error).message }, 'API key look-up failed');
-      throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
-    }
-    // Every lookup answers an entry, so none at all means MongoDB failed and nothing was cached to fall back on.
-    if (!entry) throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
+    const entry = await fetchAuthEntry(this.cache, hashApiKey(key));
     if ('invalid' in entry) throw invalidKey();
     if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= Date.now()) throw invalidKey();
     return entry.principal;

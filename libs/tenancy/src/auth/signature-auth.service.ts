@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { SecretBox } from '../credentials/secret-box';
 import { Principal } from './principal';
+import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { principalOf } from './principal-factory';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
@@ -46,17 +47,10 @@ export class SignatureAuthService {
     this.box = new SecretBox(config.MASTER_KEY);
     this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
-    this.signers = new LRUCache<string, Signer>({
-      max: 10_000,
-      ttl: Math.max(config.AUTH_CACHE_TTL_MS, 1),
-      allowStale: true,
-      allowStaleOnFetchRejection: true,
-      noDeleteOnFetchRejection: true,
-      fetchMethod: async (appId) => {
-        const app = await this.applications.findById(appId);
-        if (!app || app.status !== 'active') return { missing: true };
-        return { principal: principalOf(app, 'signature'), secretKey: this.box.open(app.secretKeyEnc) };
-      },
+    this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
+      const app = await this.applications.findById(appId);
+      if (!app || app.status !== 'active') return { missing: true };
+      return { principal: principalOf(app, 'signature'), secretKey: this.box.open(app.secretKeyEnc) };
     });
   }
 
@@ -73,9 +67,7 @@ export class SignatureAuthService {
     }
     if (!/^[\w-]{8,128}$/.test(nonce)) throw new GatewayError('InvalidSignature', 'X-Nonce must be 8-128 letters, digits, _ or -');
     if (!/^app_[0-9A-Za-z]{22}$/.test(appId)) throw invalid();
-    const signer = await this.signers.fetch(appId);
-    // Every lookup answers an entry, so none at all means MongoDB failed and nothing was cached to fall back on.
-    if (!signer) throw new GatewayError('NotReady', 'authentication is unavailable right now; retry shortly');
+    const signer = await fetchAuthEntry(this.signers, appId);
     if ('missing' in signer) throw invalid();
     const expected = Buffer.from(sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)), 'base64');
     const given = Buffer.from(signature, 'base64');

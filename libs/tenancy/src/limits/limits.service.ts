@@ -1,4 +1,4 @@
-import { AppConfig, GatewayError, randomBase62 } from '@gateway/common';
+import { AppConfig, GatewayError, randomBase62, utcDay } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { Admission, GatewayRedis } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
@@ -112,8 +112,7 @@ export class LimitsService {
   private keys(appId: string, now: Date): [string, string, string, string] {
     // The {appId} hash tag keeps one application's keys on one Redis Cluster slot, as the script needs.
     const base = `${this.prefix}:lim:{${appId}}`;
-    const day = now.toISOString().slice(0, 10);
-    return [`${base}:day:${day}`, `${base}:rpm:${Math.floor(now.getTime() / 60_000)}`, `${base}:conc`, `${base}:tokens`];
+    return [`${base}:day:${utcDay(now)}`, `${base}:rpm:${Math.floor(now.getTime() / 60_000)}`, `${base}:conc`, `${base}:tokens`];
   }
 }
 

@@ -1,10 +1,9 @@
-import { GatewayError } from '@gateway/common';
+import { GatewayError, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { ConsoleApplicationsService, ConsoleSession } from '@gateway/tenancy';
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_RANGE_DAYS = 366;
 
 /** Usage series for the console's charts: calls, errors, tokens, images and cost per UTC day and model. */
@@ -15,10 +14,10 @@ export class ConsoleUsageController {
 
   @Get()
   series(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query('from') from?: string, @Query('to') to?: string) {
-    const until = to ?? new Date().toISOString().slice(0, 10);
-    const since = from ?? new Date(Date.parse(until) - 29 * 86_400_000).toISOString().slice(0, 10);
+    const until = to ?? utcDay();
+    const since = from ?? utcDaysBefore(until, 29);
     for (const [param, value] of [['from', since], ['to', until]]) {
-      if (!DAY.test(value) || Number.isNaN(Date.parse(value))) throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
+      if (!UTC_DAY_PATTERN.test(value) || Number.isNaN(Date.parse(value))) throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
     }
     const days = (Date.parse(until) - Date.parse(since)) / 86_400_000;
     if (days < 0 || days >= MAX_RANGE_DAYS) {
