@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { Response } from 'undici';
 
 /** A scripted failure: the next `times` calls answer `status` (or drop the connection) instead of succeeding. */
 export interface ScriptedFailure {
@@ -20,12 +23,27 @@ export interface FakeOptions {
   apiKey?: string;
   /** Fixed chat answer; by default the fake echoes the last user message. */
   chatReply?: string;
+  /** Answer image edits with a `url` to the file instead of `b64_json`, as some compatible servers do. */
+  imagesAsUrl?: boolean;
+}
+
+/** One file part of a multipart image edit, as the fake received it. */
+export interface ReceivedImage {
+  /** `image` or `image[]`. */
+  field: string;
+  filename: string;
+  mime: string;
+  bytes: number;
+  /** Absent when the part does not decode as an image. */
+  width?: number;
+  height?: number;
 }
 
 /**
- * An OpenAI-style upstream over real HTTP: POST /v1/embeddings and /v1/chat/completions with OpenAI's request and
- * response shapes, error bodies ({"error":{message,type,code}}), 401 for a wrong key and scripted 429/5xx.
- * Embeddings are deterministic per text so tests can compare runs.
+ * An OpenAI-style upstream over real HTTP: POST /v1/embeddings, /v1/chat/completions and /v1/images/edits
+ * (multipart) with OpenAI's request and response shapes, error bodies ({"error":{message,type,code}}), 401 for a
+ * wrong key and scripted 429/5xx. Embeddings are deterministic per text so tests can compare runs; image edits
+ * are real PNGs. An image edit's recorded `body` holds its text fields plus `images: ReceivedImage[]`.
  */
 export class OpenAiFake {
   readonly calls: { path: string; body: any; at: number }[] = [];
@@ -33,6 +51,8 @@ export class OpenAiFake {
   maxInFlight = 0;
   private server?: Server;
   private failures: ScriptedFailure[] = [];
+  /** Generated images served at /v1/files/<id>.png when answering with URLs. */
+  private readonly files = new Map<string, Buffer>();
 
   constructor(private readonly options: FakeOptions = {}) {}
 
@@ -52,6 +72,7 @@ export class OpenAiFake {
     this.calls.length = 0;
     this.failures = [];
     this.maxInFlight = 0;
+    this.files.clear();
   }
 
   async start(port = 0): Promise<this> {
@@ -69,13 +90,24 @@ export class OpenAiFake {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: any;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    } catch {
-      return send(res, 400, openAiError('invalid JSON body', 'invalid_request_error'));
-    }
     const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path.startsWith('/v1/files/')) return this.serveFile(path, res);
+    const contentType = String(req.headers['content-type'] ?? '');
+    let body: any;
+    let files: ReceivedFile[] = [];
+    if (contentType.startsWith('multipart/form-data')) {
+      try {
+        ({ body, files } = await readMultipart(Buffer.concat(chunks), contentType));
+      } catch {
+        return send(res, 400, openAiError('invalid multipart body', 'invalid_request_error'));
+      }
+    } else {
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        return send(res, 400, openAiError('invalid JSON body', 'invalid_request_error'));
+      }
+    }
     this.calls.push({ path, body, at: Date.now() });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -94,6 +126,10 @@ export class OpenAiFake {
       }
       if (req.method === 'POST' && path === '/v1/embeddings') return send(res, 200, this.embeddings(body));
       if (req.method === 'POST' && path === '/v1/chat/completions') return send(res, 200, this.chat(body));
+      if (req.method === 'POST' && path === '/v1/images/edits') {
+        const { status, answer } = await this.imageEdit(body, files);
+        return send(res, status, answer);
+      }
       return send(res, 404, openAiError(`Unknown request URL: ${req.method} ${path}`, 'invalid_request_error', 'unknown_url'));
     } finally {
       this.inFlight--;
@@ -126,12 +162,106 @@ export class OpenAiFake {
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
   }
+
+  /** Validates like OpenAI's edit endpoint, then edits the last image: resized to `size` (default 1024x1024), tinted per prompt. */
+  private async imageEdit(body: any, parts: ReceivedFile[]): Promise<{ status: number; answer: unknown }> {
+    const files = parts.filter((part) => part.field === 'image' || part.field === 'image[]');
+    const invalid = (message: string, param: string, code: string) => ({
+      status: 400,
+      answer: { error: { message, type: 'invalid_request_error', param, code } },
+    });
+    if (!body.prompt) return invalid("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+    if (files.length === 0) return invalid("Missing required parameter: 'image'.", 'image', 'missing_required_parameter');
+    if (String(body.model ?? '').startsWith('gpt-image') && body.response_format !== undefined) {
+      return invalid("Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
+    }
+    if (body.response_format !== undefined && !['url', 'b64_json'].includes(body.response_format)) {
+      return invalid(`Invalid value: '${body.response_format}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value');
+    }
+    const n = body.n === undefined ? 1 : Number(body.n);
+    if (!Number.isInteger(n) || n < 1 || n > 10) return invalid(`Invalid value for 'n': ${body.n}.`, 'n', 'invalid_value');
+    const size = /^(\d+)x(\d+)$/.exec(body.size ?? '1024x1024');
+    if (!size && body.size !== 'auto') return invalid(`Invalid value: '${body.size}'.`, 'size', 'invalid_value');
+    const undecodable = files.findIndex((file) => file.width === undefined);
+    if (undecodable >= 0) return invalid(`Invalid image file or mode for image ${undecodable + 1}, please check your image file.`, 'image', 'invalid_image_file');
+    const [width, height] = size ? [Number(size[1]), Number(size[2])] : [1024, 1024];
+    const last = files[files.length - 1].data;
+    const data = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const png = await renderFakeEdit(last, width, height, textSeed(body.prompt) + i);
+        return { ...this.imageAnswer(png), revised_prompt: `revised: ${body.prompt}` };
+      }),
+    );
+    return { status: 200, answer: { created: Math.floor(Date.now() / 1000), data } };
+  }
+
+  private imageAnswer(png: Buffer): { b64_json: string } | { url: string } {
+    if (!this.options.imagesAsUrl) return { b64_json: png.toString('base64') };
+    const id = randomBytes(8).toString('hex');
+    this.files.set(id, png);
+    return { url: `${this.baseUrl}/files/${id}.png` };
+  }
+
+  private serveFile(path: string, res: ServerResponse): void {
+    const file = this.files.get(path.slice('/v1/files/'.length).replace(/\.png$/, ''));
+    if (!file) return send(res, 404, openAiError('file not found', 'invalid_request_error'));
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': file.length });
+    res.end(file);
+  }
+}
+
+interface ReceivedFile {
+  field: string;
+  data: Buffer;
+  width?: number;
+}
+
+/** Parses a multipart body with undici's own parser; the recorded body keeps text fields and a summary of each image. */
+async function readMultipart(raw: Buffer, contentType: string): Promise<{ body: Record<string, unknown>; files: ReceivedFile[] }> {
+  const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+  const body: Record<string, unknown> = {};
+  const files: ReceivedFile[] = [];
+  const images: ReceivedImage[] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') {
+      body[field] = value;
+      continue;
+    }
+    const data = Buffer.from(await value.arrayBuffer());
+    const meta = await sharp(data)
+      .metadata()
+      .catch(() => undefined);
+    files.push({ field, data, width: meta?.width });
+    images.push({ field, filename: value.name, mime: value.type, bytes: data.length, width: meta?.width, height: meta?.height });
+  }
+  body.images = images;
+  return { body, files };
+}
+
+/**
+ * The fakes' stand-in for an edit: `input` resized to width×height under a translucent tint chosen by `seed`,
+ * so outputs are real PNGs, differ between seeds and are identical for the same seed.
+ */
+export async function renderFakeEdit(input: Buffer, width: number, height: number, seed: number): Promise<Buffer> {
+  const mixed = Math.imul(seed ^ 0x9e3779b9, 2654435761) >>> 0;
+  const tint = { r: mixed & 255, g: (mixed >>> 8) & 255, b: (mixed >>> 16) & 255, alpha: 0.35 };
+  return sharp(input)
+    .resize(width, height, { fit: 'fill' })
+    .composite([{ input: { create: { width, height, channels: 4, background: tint } } }])
+    .png()
+    .toBuffer();
+}
+
+/** FNV-1a over the text's code points. */
+function textSeed(text: string): number {
+  let seed = 2166136261;
+  for (const ch of text) seed = Math.imul(seed ^ ch.codePointAt(0)!, 16777619) >>> 0;
+  return seed;
 }
 
 /** A deterministic unit vector per text (float32-exact values so base64 round trips compare equal). */
 export function fakeVector(text: string, length: number): number[] {
-  let seed = 2166136261;
-  for (const ch of text) seed = Math.imul(seed ^ ch.codePointAt(0)!, 16777619) >>> 0;
+  const seed = textSeed(text);
   const raw = Array.from({ length }, (_, i) => Math.fround(Math.sin(seed + i * 7.1)));
   const norm = Math.sqrt(raw.reduce((s, x) => s + x * x, 0));
   return raw.map((x) => Math.fround(x / norm));

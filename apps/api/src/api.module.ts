@@ -1,6 +1,7 @@
 import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
+import { ImagingModule } from '@gateway/imaging';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
 import { QueueModule, TASK_OUTCOME_SOURCE, TaskGateway } from '@gateway/queue';
 import { ConsoleModule, TenancyModule } from '@gateway/tenancy';
@@ -16,6 +17,9 @@ import { ChatController } from './v1/chat/chat.controller';
 import { ChatRequestService } from './v1/chat/chat-request.service';
 import { EmbeddingsController } from './v1/embeddings/embeddings.controller';
 import { EmbeddingsRequestService } from './v1/embeddings/embeddings-request.service';
+import { FilesController } from './v1/files/files.controller';
+import { ImageEditController } from './v1/images/image-edit.controller';
+import { ImageEditRequestService } from './v1/images/image-edit-request.service';
 import { ModelsController } from './v1/models/models.controller';
 import { TaskSubmissionService } from './v1/task-submission.service';
 import { RecordedOutcomes } from './v1/tasks/recorded-outcomes.service';
@@ -39,9 +43,10 @@ export class ApiModule implements OnModuleInit {
         TenancyModule,
         ConsoleModule,
         OperationsModule,
+        ImagingModule,
       ],
       controllers: [
-        EmbeddingsController, ChatController, ModelsController, TasksController,
+        EmbeddingsController, ChatController, ImageEditController, FilesController, ModelsController, TasksController,
         ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController,
       ],
       providers: [
@@ -53,6 +58,7 @@ export class ApiModule implements OnModuleInit {
         TaskViewService,
         EmbeddingsRequestService,
         ChatRequestService,
+        ImageEditRequestService,
       ],
     };
   }

@@ -6,6 +6,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { ApiModule } from './api.module';
 import { installRequestHooks } from './http/request-hooks';
 import { createValidationPipe } from './http/validation';
+import { IMAGE_EDIT_PATH } from './v1/images/image-edit.controller';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -19,6 +20,10 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     keepAliveTimeout: 65_000,
     // request.ip follows X-Forwarded-For only through these peers; anyone else's header is ignored.
     trustProxy: config.TRUSTED_PROXIES.trim() === '' ? false : config.TRUSTED_PROXIES,
+  });
+  // Image edits carry up to three 10 MB images as base64; every other route keeps the small default.
+  adapter.getInstance().addHook('onRoute', (route) => {
+    if (route.url === IMAGE_EDIT_PATH) route.bodyLimit = config.IMAGE_BODY_LIMIT_BYTES;
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),

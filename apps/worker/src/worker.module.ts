@@ -1,6 +1,7 @@
 import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
+import { ImagingModule } from '@gateway/imaging';
 import { MeteringModule } from '@gateway/metering';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
@@ -10,8 +11,12 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ChatProcessor } from './processors/chat.processor';
 import { EmbeddingsProcessor } from './processors/embeddings.processor';
+import { ImageEditProcessor } from './processors/image-edit.processor';
+import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { ChatTaskService } from './tasks/chat-task.service';
 import { EmbeddingsTaskService } from './tasks/embeddings-task.service';
+import { ImageEditTaskService } from './tasks/image-edit-task.service';
+import { ImageInputs } from './tasks/image-inputs.service';
 import { TASK_PROCESSORS, TaskProcessor } from './tasks/task-processor';
 import { TaskRunner } from './tasks/task-runner.service';
 import { TaskWorkers } from './tasks/task-workers.service';
@@ -20,6 +25,8 @@ import { TaskWorkers } from './tasks/task-workers.service';
 const PROCESSORS: Partial<Record<QueueName, Type<TaskProcessor>>> = {
   [QueueName.Embeddings]: EmbeddingsProcessor,
   [QueueName.Chat]: ChatProcessor,
+  [QueueName.ImageEdit]: ImageEditProcessor,
+  [QueueName.Maintenance]: MaintenanceProcessor,
 };
 
 /** Queues this worker serves; a configured queue without a processor stops start-up (STYLE §1). */
@@ -53,11 +60,14 @@ export class WorkerModule {
         TenancyModule,
         MeteringModule,
         OperationsModule,
+        ImagingModule,
       ],
       providers: [
         TaskRunner,
         EmbeddingsTaskService,
         ChatTaskService,
+        ImageEditTaskService,
+        ImageInputs,
         ...processors,
         { provide: TASK_PROCESSORS, useFactory: (...instances: TaskProcessor[]) => instances, inject: processors },
         TaskWorkers,

@@ -1,4 +1,6 @@
 export * from './provider.types';
 export * from './provider-router.service';
 export * from './providers.module';
+export { DashScopeProvider } from './dashscope/dashscope.provider';
+export { MAX_RESULT_IMAGE_BYTES } from './upstream-http';
 export { hashEmbedding, countTokens } from './local/hash-embedder';

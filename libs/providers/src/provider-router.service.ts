@@ -5,6 +5,7 @@ import { LeaseSemaphore } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
 import { Logger } from 'pino';
+import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalProvider } from './local/local.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
 import { ModelProvider, ProviderError } from './provider.types';
@@ -16,7 +17,7 @@ export interface RoutedAnswer<T> {
   providerMs: number;
 }
 
-type Operation = 'embed' | 'chat';
+type Operation = 'embed' | 'chat' | 'editImage';
 
 /**
  * Calls a model through its routes (DESIGN §6): retryable failures (network, timeout, 429, 5xx) are retried with
@@ -36,10 +37,11 @@ export class ProviderRouter {
     private readonly semaphore: LeaseSemaphore,
     local: LocalProvider,
     openAiCompatible: OpenAiCompatibleProvider,
+    dashScope: DashScopeProvider,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible };
+    this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible, [dashScope.name]: dashScope };
     this.leaseMs = config.UPSTREAM_TIMEOUT_MS + 5_000;
     this.slotWaitMs = config.UPSTREAM_TIMEOUT_MS;
     this.retryPolicy = retry(handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'), {

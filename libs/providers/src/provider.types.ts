@@ -28,11 +28,38 @@ export interface ChatAnswer {
   completionTokens: number;
 }
 
+export interface ImageEditCall {
+  /** 1–3 inputs in request order (图1..图3), already decoded and validated; `mime` e.g. image/png. */
+  images: { data: Buffer; mime: string; width: number; height: number }[];
+  prompt: string;
+  negativePrompt?: string;
+  /** Requested output size, when the caller gave one. */
+  size?: { width: number; height: number };
+  /** This output's seed: the request's seed plus its index, so each of n outputs differs yet repeats run to run. */
+  seed?: number;
+  /** 0-based position of this output among the request's n. */
+  variation: number;
+  promptExtend?: boolean;
+  watermark?: boolean;
+}
+
+/**
+ * One generated image per call: the worker makes one call per requested image (n calls), so each delivered image
+ * is billed on its own and a failure of image 3 of 4 still delivers the other 3.
+ */
+export interface ImageEditAnswer {
+  /** The image bytes as the upstream returned them (PNG/JPEG/WEBP); the worker converts to PNG. */
+  image: Buffer;
+  /** The rewritten prompt, if the upstream reports one. */
+  revisedPrompt?: string;
+}
+
 /** One way of reaching models. Adapters throw ProviderError so the router can tell retryable failures apart. */
 export interface ModelProvider {
   readonly name: ProviderName;
   embed?(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer>;
   chat?(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer>;
+  editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
 }
 
 export type ProviderFailure =

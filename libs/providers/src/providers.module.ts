@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalProvider } from './local/local.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
 import { ProviderRouter } from './provider-router.service';
 
 @Module({
-  providers: [LocalProvider, OpenAiCompatibleProvider, ProviderRouter],
+  providers: [LocalProvider, OpenAiCompatibleProvider, DashScopeProvider, ProviderRouter],
   exports: [ProviderRouter],
 })
 export class ProvidersModule {}

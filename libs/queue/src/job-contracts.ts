@@ -58,9 +58,28 @@ export interface ChatJob extends TaskEnvelope {
   user?: string;
 }
 
-/** Image editing lands with its own issue; the contract is reserved so the catalogue is complete. */
+/**
+ * Where a request image waits for the worker. Job data lives in Redis in clear text, so only small images ride
+ * inline; larger ones wait in the GridFS `inputs` bucket and URLs are fetched by the worker (SSRF-guarded).
+ */
+export type ImageInputRef = { inline: string } | { stored: string } | { url: string };
+
 export interface ImageEditJob extends TaskEnvelope {
-  request: Record<string, unknown>;
+  /** 1–3 images in request order (图1, 图2, 图3). */
+  images: ImageInputRef[];
+  /** Where each image sat in input.messages[0].content, so an error names the item the caller wrote. */
+  imageIndexes: number[];
+  /** The instruction, already cut to 800 code points. */
+  prompt: string;
+  negativePrompt?: string;
+  n: number;
+  size?: { width: number; height: number };
+  promptExtend: boolean;
+  /** Chosen by the api when the caller sent none, so a retried job repeats the same images. */
+  seed: number;
+  watermark: boolean;
+  /** Origin the signed file URLs are built on (PUBLIC_BASE_URL or the one the caller used). */
+  publicBaseUrl: string;
 }
 
 export interface WebhookJob {
@@ -71,6 +90,11 @@ export interface WebhookJob {
 
 export interface MaintenanceJob {
   kind: 'expire-files';
+}
+
+/** A task's stored request images, deleted once the task is final. */
+export function storedInputsOf(job: ImageEditJob): string[] {
+  return job.images.flatMap((image) => ('stored' in image ? [image.stored] : []));
 }
 
 export interface TaskUsage {

@@ -19,7 +19,8 @@ export interface Submission<Q extends TaskQueueName> {
   principal: Principal;
   model: string;
   resolvedModel: string;
-  request: TaskRequest<Q>;
+  /** The job's request, or how to make it once the request is admitted (e.g. storing large images). */
+  request: TaskRequest<Q> | ((taskId: string) => Promise<TaskRequest<Q>>);
   http: { request: FastifyRequest; reply: FastifyReply };
 }
 
@@ -42,7 +43,12 @@ export class TaskSubmissionService {
     assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
     const { admission, rateLimit } = await this.limits.admit(principal, submission.reserveTokens);
     if (rateLimit) http.reply.headers(rateLimitHeaders(rateLimit));
-    const payload = this.envelope(submission, admission);
+    const taskId = newId('task');
+    const request = await this.prepare(submission, taskId).catch(async (error) => {
+      await this.limits.settle(principal.appId, admission, 0);
+      throw error;
+    });
+    const payload = this.envelope(submission, taskId, request, admission);
     http.request.taskId = payload.taskId;
     http.reply.header('x-task-id', payload.taskId);
     const onClose = () => {
@@ -64,9 +70,13 @@ export class TaskSubmissionService {
     }
   }
 
-  private envelope<Q extends TaskQueueName>(submission: Submission<Q>, admission: Admission): PayloadOf<Q> {
+  private async prepare<Q extends TaskQueueName>(submission: Submission<Q>, taskId: string): Promise<TaskRequest<Q>> {
+    return typeof submission.request === 'function' ? submission.request(taskId) : submission.request;
+  }
+
+  private envelope<Q extends TaskQueueName>(submission: Submission<Q>, taskId: string, request: TaskRequest<Q>, admission: Admission): PayloadOf<Q> {
     const envelope: TaskEnvelope = {
-      taskId: newId('task'),
+      taskId,
       appId: submission.principal.appId,
       requestId: submission.http.request.id,
       model: submission.model,
@@ -75,7 +85,7 @@ export class TaskSubmissionService {
       createdAt: Date.now(),
       ...(admission.leaseId || admission.reservedTokens ? { admission } : {}),
     };
-    return { ...submission.request, ...envelope } as PayloadOf<Q>;
+    return { ...request, ...envelope } as PayloadOf<Q>;
   }
 
   /** The caller left before a worker took the job: nothing runs and nothing is billed. */

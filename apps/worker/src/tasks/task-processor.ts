@@ -1,4 +1,4 @@
-import type { PayloadOf, TaskJobResult, TaskQueueName, TaskUsage } from '@gateway/queue';
+import type { PayloadOf, QueueName, ResultOf, TaskUsage } from '@gateway/queue';
 import type { Job } from 'bullmq';
 
 /** What a task service produced: the caller's response body (JSON text, serialised once) and what it consumed. */
@@ -10,10 +10,12 @@ export interface ExecutedTask {
   cost: number;
 }
 
-/** A processor of one task queue; TaskWorkers runs one BullMQ Worker per processor. */
-export interface TaskProcessor<Q extends TaskQueueName = TaskQueueName> {
+/** A processor of one queue; TaskWorkers runs one BullMQ Worker per processor. */
+export interface TaskProcessor<Q extends QueueName = QueueName> {
   readonly queue: Q;
-  process(job: Job<PayloadOf<Q>>): Promise<TaskJobResult>;
+  /** Jobs run at once in this process; WORKER_CONCURRENCY when absent. */
+  readonly concurrency?: number;
+  process(job: Job<PayloadOf<Q>>): Promise<ResultOf<Q>>;
 }
 
 export const TASK_PROCESSORS = Symbol('TASK_PROCESSORS');

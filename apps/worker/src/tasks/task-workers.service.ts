@@ -23,10 +23,10 @@ export class TaskWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     for (const processor of this.processors) {
-      const worker = new Worker(processor.queue, (job) => processor.process(job), {
+      const worker = new Worker(processor.queue, (job) => processor.process(job as never), {
         connection: bullConnection(this.config, 'worker'),
         prefix: this.config.QUEUE_PREFIX,
-        concurrency: this.config.WORKER_CONCURRENCY,
+        concurrency: processor.concurrency ?? this.config.WORKER_CONCURRENCY,
         lockDuration: this.config.JOB_LOCK_MS,
         stalledInterval: this.config.JOB_LOCK_MS,
         maxStalledCount: 2,

@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Every environment variable the gateway reads, with its default and its rule. */
 export class Env {
@@ -95,4 +95,45 @@ export class Env {
 
   @IsOptional() @IsString()
   INSTANCE_ID?: string;
+
+  /** Largest body of POST /v1/images/edits: three 10 MB images as base64 (4/3 larger) plus the rest. */
+  @Type(() => Number) @IsInt() @Min(1024)
+  IMAGE_BODY_LIMIT_BYTES = 48 * 1024 * 1024;
+
+  /** Base64 inputs up to this size ride inside the job; larger ones wait in the GridFS `inputs` bucket. */
+  @Type(() => Number) @IsInt() @Min(0)
+  IMAGE_INLINE_INPUT_BYTES = 256 * 1024;
+
+  /** Image-edit jobs one worker process runs at once: each holds decoded images in memory. */
+  @Type(() => Number) @IsInt() @Min(1) @Max(64)
+  IMAGE_EDIT_CONCURRENCY = 4;
+
+  /** Lifetime of generated images and of their signed URLs, in seconds. */
+  @Type(() => Number) @IsInt() @Min(1)
+  IMAGE_URL_TTL = 24 * 3600;
+
+  /** Stored request images no job has claimed are deleted after this many seconds. */
+  @Type(() => Number) @IsInt() @Min(60)
+  IMAGE_INPUT_TTL = 24 * 3600;
+
+  /** Origin put in front of signed file URLs (e.g. https://gateway.example.com); default: the origin the caller used. */
+  @IsOptional() @Matches(/^https?:\/\/[^/?#]+$/, { message: 'PUBLIC_BASE_URL must be an origin such as https://gateway.example.com' })
+  PUBLIC_BASE_URL?: string;
+
+  /** Image URLs in requests are fetched with this timeout. */
+  @Type(() => Number) @IsInt() @Min(100)
+  IMAGE_FETCH_TIMEOUT_MS = 15_000;
+
+  /** Development only: lets image URLs and callbacks reach loopback and private networks. */
+  @Transform(({ value }) => value === true || value === 'true' || value === '1')
+  @IsBoolean()
+  OUTBOUND_ALLOW_PRIVATE = false;
+
+  /** Private ranges (comma-separated CIDRs) outbound fetches may reach anyway, e.g. an internal image store. */
+  @IsString()
+  OUTBOUND_ALLOW_CIDRS = '';
+
+  /** Expired images and abandoned inputs are swept this often. */
+  @Type(() => Number) @IsInt() @Min(1000)
+  MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 }

@@ -13,8 +13,12 @@ export const ERROR_CODES = {
   IpNotAllowed: { status: 403, type: 'permission_error' },
   ScopeDenied: { status: 403, type: 'permission_error' },
   CsrfRejected: { status: 403, type: 'permission_error' },
+  /** A file URL whose signature does not match: tampered with or made up. */
+  InvalidUrlSignature: { status: 403, type: 'permission_error' },
   NotFound: { status: 404, type: 'invalid_request_error' },
   AlreadyExists: { status: 409, type: 'invalid_request_error' },
+  /** A genuine file URL past its lifetime (IMAGE_URL_TTL). */
+  UrlExpired: { status: 410, type: 'invalid_request_error' },
   PayloadTooLarge: { status: 413, type: 'invalid_request_error' },
   RateLimited: { status: 429, type: 'rate_limit_error' },
   DailyLimitExceeded: { status: 429, type: 'rate_limit_error' },

@@ -1,12 +1,31 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { Agent, Dispatcher, errors, request } from 'undici';
-import { ChatAnswer, ChatCall, EmbeddingsAnswer, EmbeddingsCall, ModelProvider, ProviderError } from '../provider.types';
+import { Blob } from 'node:buffer';
+import { Agent, FormData } from 'undici';
+import {
+  ChatAnswer,
+  ChatCall,
+  EmbeddingsAnswer,
+  EmbeddingsCall,
+  ImageEditAnswer,
+  ImageEditCall,
+  ModelProvider,
+  ProviderError,
+} from '../provider.types';
+import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream } from '../upstream-http';
+
+/** The JSON answer carries the image in base64 (4/3 of its size) plus a little JSON. */
+const MAX_IMAGES_ANSWER_BYTES = Math.ceil((MAX_RESULT_IMAGE_BYTES * 4) / 3) + 64 * 1024;
 
 interface OpenAiEmbeddingsBody {
   data: { index: number; embedding: number[] }[];
   usage?: { prompt_tokens?: number; total_tokens?: number };
+}
+
+interface OpenAiImagesBody {
+  created?: number;
+  data?: { b64_json?: string; url?: string; revised_prompt?: string }[];
 }
 
 interface OpenAiChatBody {
@@ -73,54 +92,56 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     };
   }
 
-  private async post<T>(route: ResolvedRoute, path: string, payload: unknown): Promise<T> {
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(`${route.baseUrl}${path}`, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          ...(route.apiKey ? { authorization: `Bearer ${route.apiKey}` } : {}),
-        },
-        body: JSON.stringify(payload),
-        // Bounds the whole call, not just each phase, so a route slot's lease always outlives it.
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      const timeout =
-        error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || (error as Error).name === 'TimeoutError';
-      throw new ProviderError(timeout ? 'upstream timed out' : `upstream unreachable: ${(error as Error).message}`, 'retryable');
-    }
-    const text = await response.body.text().catch(() => '');
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw new ProviderError('upstream answered with invalid JSON', 'retryable', response.statusCode);
-      }
-    }
-    throw classify(response.statusCode, text, response.headers['retry-after']);
+  /**
+   * OpenAI's POST /images/edits (multipart). Its API has no negative prompt, seed, prompt rewriting or watermark,
+   * so those parts of the call are not sent; one image per call, as the worker asks.
+   */
+  async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
+    // One deadline for the edit and any download, so a route slot's lease always outlives the call.
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const body = await postToUpstream<OpenAiImagesBody>(`${route.baseUrl}/images/edits`, imageEditForm(route.model, call), {
+      dispatcher: this.agent,
+      signal,
+      apiKey: route.apiKey,
+      maxBytes: MAX_IMAGES_ANSWER_BYTES,
+    });
+    const item = body.data?.[0];
+    let image: Buffer;
+    if (item?.b64_json) image = decodeInlineImage(item.b64_json, MAX_RESULT_IMAGE_BYTES);
+    else if (item?.url) image = await downloadImage(item.url, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
+    else throw new ProviderError('upstream returned no image', 'retryable');
+    return { image, ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) };
+  }
+
+  private post<T>(route: ResolvedRoute, path: string, payload: unknown): Promise<T> {
+    return postToUpstream<T>(`${route.baseUrl}${path}`, JSON.stringify(payload), {
+      dispatcher: this.agent,
+      apiKey: route.apiKey,
+      // Bounds the whole call, not just each phase, so a route slot's lease always outlives it.
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
   }
 }
 
-function classify(status: number, text: string, retryAfterHeader: string | string[] | undefined): ProviderError {
-  const message = upstreamMessage(text) ?? `upstream answered HTTP ${status}`;
-  if (status === 429 || status >= 500) {
-    const retryAfter = Number(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
-    return new ProviderError(message, 'retryable', status, Number.isFinite(retryAfter) ? retryAfter : undefined);
-  }
-  if (status === 401 || status === 403 || status === 404) return new ProviderError(message, 'route', status);
-  return new ProviderError(message, 'request', status);
+/** The multipart form of an edit: one file part per input, in request order. */
+function imageEditForm(model: string, call: ImageEditCall): FormData {
+  const form = new FormData();
+  form.append('model', model);
+  form.append('prompt', call.prompt);
+  // OpenAI takes one file as `image` and several as `image[]`.
+  const field = call.images.length === 1 ? 'image' : 'image[]';
+  call.images.forEach((input, index) => {
+    form.append(field, new Blob([input.data], { type: input.mime }), `image-${index + 1}.${extensionOf(input.mime)}`);
+  });
+  form.append('n', '1');
+  if (call.size) form.append('size', `${call.size.width}x${call.size.height}`);
+  // gpt-image models always answer base64 and reject the parameter; older models and most compatible servers
+  // answer a URL unless asked.
+  if (!model.startsWith('gpt-image')) form.append('response_format', 'b64_json');
+  return form;
 }
 
-/** The human-readable message of an OpenAI-style error body, if there is one. */
-function upstreamMessage(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    if (typeof body.error === 'string') return body.error;
-    return body.error?.message ?? body.message;
-  } catch {
-    return undefined;
-  }
+function extensionOf(mime: string): string {
+  const subtype = mime.split('/')[1] ?? 'png';
+  return subtype === 'jpeg' ? 'jpg' : subtype;
 }

@@ -1,0 +1,41 @@
+import { AppConfig, LOGGER } from '@gateway/common';
+import { ImageStore } from '@gateway/imaging';
+import { MaintenanceJob, QueueName } from '@gateway/queue';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Job, Queue } from 'bullmq';
+import { Logger } from 'pino';
+import { TaskProcessor } from '../tasks/task-processor';
+
+const EXPIRE_FILES = 'expire-files';
+
+/**
+ * Housekeeping on a BullMQ job scheduler: however many workers run, one sweep happens per interval. Expired
+ * images and abandoned inputs are deleted here because TTL indexes are outside the portable subset (DESIGN §5).
+ */
+@Injectable()
+export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance>, OnApplicationBootstrap {
+  readonly queue = QueueName.Maintenance;
+  readonly concurrency = 1;
+
+  constructor(
+    private readonly config: AppConfig,
+    @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue<MaintenanceJob>,
+    private readonly store: ImageStore,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.maintenance.upsertJobScheduler(
+      EXPIRE_FILES,
+      { every: this.config.MAINTENANCE_INTERVAL_MS },
+      { name: EXPIRE_FILES, data: { kind: 'expire-files' }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
+  }
+
+  async process(job: Job<MaintenanceJob>): Promise<void> {
+    if (job.data.kind !== 'expire-files') return;
+    const deleted = await this.store.deleteExpired();
+    if (deleted.images + deleted.inputs > 0) this.logger.info(deleted, 'expired files deleted');
+  }
+}

@@ -1,0 +1,123 @@
+import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { AppConfig, GatewayError, utcDay } from '@gateway/common';
+import { BillingRecordsRepository } from '@gateway/db';
+import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
+import { countTokens, ImageEditAnswer, ProviderRouter } from '@gateway/providers';
+import { ImageEditJob } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
+import sharp from 'sharp';
+import { ImageInputs } from './image-inputs.service';
+import { ExecutedTask } from './task-processor';
+
+const SEED_SPACE = 2147483648;
+
+interface DeliveredImage {
+  index: number;
+  fileId: string;
+  revisedPrompt: string;
+  provider: string;
+}
+
+/**
+ * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
+ * fails on its own), store them in GridFS behind signed URLs, and bill each delivered image once (DESIGN §4).
+ */
+@Injectable()
+export class ImageEditTaskService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly catalog: CatalogService,
+    private readonly router: ProviderRouter,
+    private readonly inputs: ImageInputs,
+    private readonly store: ImageStore,
+    private readonly signer: FileUrlSigner,
+    private readonly billing: BillingRecordsRepository,
+  ) {}
+
+  async execute(job: ImageEditJob): Promise<ExecutedTask> {
+    const spec = this.catalog.find(job.resolvedModel)!;
+    const images = await this.inputs.load(job);
+    const output = outputGeometry(images[images.length - 1], job.size);
+    const expiresAt = new Date(Date.now() + this.config.IMAGE_URL_TTL * 1000);
+    const started = performance.now();
+
+    const attempts = await Promise.allSettled(
+      Array.from({ length: job.n }, (_, index) => this.generate(spec, job, images, output, index, expiresAt)),
+    );
+    const providerMs = performance.now() - started;
+    const delivered = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+    if (delivered.length === 0) throw firstFailure(attempts);
+
+    const unitPrice = spec.price.per_image ?? 0;
+    await this.billing.billImages(
+      delivered.map((image) => ({
+        taskId: job.taskId,
+        index: image.index,
+        appId: job.appId,
+        model: spec.id,
+        unitPrice,
+        currency: this.catalog.currency,
+        day: utcDay(job.createdAt),
+        createdAt: new Date(),
+      })),
+    );
+    const promptTokens = countTokens(job.prompt);
+    const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens, images: delivered.length };
+    return {
+      body: JSON.stringify({
+        created: Math.floor(Date.now() / 1000),
+        data: delivered.map((image) => ({ url: job.publicBaseUrl + this.signer.path(image.fileId, expiresAt), revised_prompt: image.revisedPrompt })),
+        usage: { image_count: delivered.length, ...(delivered.length < job.n ? { failed_count: job.n - delivered.length } : {}) },
+      }),
+      usage,
+      provider: delivered[0].provider,
+      providerMs,
+      cost: roundCurrency(delivered.length * unitPrice),
+    };
+  }
+
+  /** Output `index`: a seeded variation, the same image whenever the job runs again. */
+  private async generate(spec: ModelSpec, job: ImageEditJob, images: DecodedImage[], output: OutputSize, index: number, expiresAt: Date): Promise<DeliveredImage> {
+    const answer = await this.router.call(spec.id, this.catalog.routesOf(spec.id), 'editImage', (provider, route) =>
+      provider.editImage!(route, {
+        images: images.map((image) => ({ data: image.data, mime: mimeOf(image), width: image.width, height: image.height })),
+        prompt: job.prompt,
+        negativePrompt: job.negativePrompt,
+        size: job.size,
+        seed: (job.seed + index) % SEED_SPACE,
+        variation: index,
+        promptExtend: job.promptExtend,
+        watermark: job.watermark,
+      }),
+    );
+    // The local engine shapes its own output; an upstream's is fitted to the promised geometry.
+    const png = answer.route.provider === 'local' ? answer.value.image : await this.finish(answer.value, output, job.watermark && answer.route.provider === 'openai-compatible');
+    const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
+    await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt });
+    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
+  }
+
+  /** Every output is a PNG of exactly the promised size, whatever the upstream returned (DESIGN §4). */
+  private async finish(answer: ImageEditAnswer, output: OutputSize, stamp: boolean): Promise<Buffer> {
+    const metadata = await sharp(answer.image).metadata();
+    let png = answer.image;
+    if (metadata.format !== 'png' || metadata.width !== output.width || metadata.height !== output.height) {
+      png = await sharp(answer.image).resize(output.width, output.height, { fit: 'cover' }).png().toBuffer();
+    }
+    return stamp ? stampWatermark(png) : png;
+  }
+}
+
+function mimeOf(image: DecodedImage): string {
+  return image.format === 'bmp' || image.format === 'gif' ? 'image/png' : `image/${image.format}`;
+}
+
+function firstFailure(attempts: PromiseSettledResult<DeliveredImage>[]): unknown {
+  const rejected = attempts.find((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
+  return rejected?.reason ?? new GatewayError('InternalError', 'no image was generated');
+}
+
+/** Prices are in the catalog currency's smallest sensible unit; float sums must not drift. */
+function roundCurrency(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
+}

@@ -1,0 +1,38 @@
+import { GatewayError } from '@gateway/common';
+import { DecodedImage, FetchFailedError, ImageInputError, ImageStore, SafeFetcher, UnsafeUrlError, decodeImage } from '@gateway/imaging';
+import { ImageEditJob, ImageInputRef } from '@gateway/queue';
+import { Injectable } from '@nestjs/common';
+
+/** Turns a job's image references into decoded images; any image that cannot be had is the caller's 400, naming it. */
+@Injectable()
+export class ImageInputs {
+  constructor(private readonly store: ImageStore, private readonly fetcher: SafeFetcher) {}
+
+  load(job: ImageEditJob): Promise<DecodedImage[]> {
+    return Promise.all(job.images.map((ref, index) => this.loadOne(ref, imageParam(job.imageIndexes[index] ?? index))));
+  }
+
+  private async loadOne(ref: ImageInputRef, param: string): Promise<DecodedImage> {
+    try {
+      return await decodeImage(await this.bytesOf(ref));
+    } catch (error) {
+      if (error instanceof ImageInputError || error instanceof UnsafeUrlError || error instanceof FetchFailedError) {
+        throw new GatewayError('InvalidImage', `${error.message} (${param})`, { param });
+      }
+      throw error;
+    }
+  }
+
+  private async bytesOf(ref: ImageInputRef): Promise<Buffer> {
+    if ('inline' in ref) return Buffer.from(ref.inline, 'base64');
+    if ('url' in ref) return (await this.fetcher.fetch(ref.url)).bytes;
+    const bytes = await this.store.readInput(ref.stored);
+    // Inputs live until the task is final or IMAGE_INPUT_TTL passes; a job older than that lost its image.
+    if (!bytes) throw new ImageInputError('the stored image is no longer available; send the request again');
+    return bytes;
+  }
+}
+
+export function imageParam(contentIndex: number): string {
+  return `input.messages[0].content[${contentIndex}].image`;
+}

@@ -1,0 +1,7 @@
+export { outputGeometry } from './geometry';
+export type { OutputSize } from './geometry';
+export { LocalEditEngine } from './local-edit-engine';
+export type { LocalEditRequest, LocalEditResult } from './local-edit-engine';
+export { stampWatermark } from './watermark';
+export { extendPrompt } from './prompt-extend';
+export { editedSize } from './edited-size';

@@ -1,0 +1,6 @@
+export * from './input';
+export * from './fetch';
+export * from './engine';
+export * from './store/file-url-signer';
+export * from './store/image-store';
+export * from './imaging.module';

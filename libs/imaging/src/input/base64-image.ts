@@ -1,0 +1,40 @@
+import { ImageInputError } from './image-input-error';
+import { MAX_IMAGE_BYTES, MAX_IMAGE_BYTES_LABEL } from './image-limits';
+
+const BASE64_ALPHABET = /^[A-Za-z0-9+/]*$/;
+/** A data URI's media type and parameters are short; a comma further in means it is not a data URI we accept. */
+const MAX_DATA_URI_HEADER = 256;
+
+/** True when the request's `image` string is an http(s) URL rather than base64 or a data URI. */
+export function isImageUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+/**
+ * The bytes of a request's base64 `image`: raw base64 or a `data:…;base64,` URI (its media type is ignored; the
+ * format is sniffed later). The decoded size is computed from the string length first, so an oversized string is
+ * neither scanned nor decoded.
+ */
+export function decodeBase64Image(value: string): Buffer {
+  const payload = base64Payload(value);
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  const digits = payload.length - padding;
+  if (Math.floor((digits * 3) / 4) > MAX_IMAGE_BYTES) throw new ImageInputError(`image is larger than ${MAX_IMAGE_BYTES_LABEL}`);
+  if (digits === 0) throw new ImageInputError('image is empty');
+  const body = payload.slice(0, digits);
+  const wellFormed = digits % 4 !== 1 && (padding === 0 || payload.length % 4 === 0) && BASE64_ALPHABET.test(body);
+  if (!wellFormed) throw new ImageInputError('image is not valid base64');
+  return Buffer.from(body, 'base64');
+}
+
+function base64Payload(value: string): string {
+  if (/^data:/i.test(value)) {
+    const comma = value.indexOf(',');
+    if (comma < 0 || comma > MAX_DATA_URI_HEADER) throw new ImageInputError('image data URI is malformed');
+    if (!/;base64$/i.test(value.slice(0, comma))) throw new ImageInputError('image data URI must be base64-encoded');
+    return value.slice(comma + 1);
+  }
+  // Any other scheme (ftp:, file:, blob:) would otherwise be reported as "not valid base64", which misleads.
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value)) throw new ImageInputError('image must be an http(s) URL, a data URI or base64');
+  return value;
+}

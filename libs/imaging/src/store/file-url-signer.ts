@@ -1,0 +1,37 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { AppConfig } from '@gateway/common';
+import { Injectable } from '@nestjs/common';
+
+export type UrlCheck = 'valid' | 'expired' | 'invalid';
+
+/**
+ * Signed, expiring file URLs (DESIGN §4): `/v1/files/{id}?exp=<unix seconds>&sig=<base64url HMAC-SHA256(id.exp)>`.
+ * The key is derived from MASTER_KEY for this one purpose, so it never doubles as the Secret Key cipher key.
+ */
+@Injectable()
+export class FileUrlSigner {
+  private readonly key: Buffer;
+
+  constructor(config: AppConfig) {
+    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(config.MASTER_KEY, 'hex'), Buffer.alloc(0), 'model-gateway file urls', 32));
+  }
+
+  /** The path and query of a file's URL, valid until `expiresAt`. */
+  path(fileId: string, expiresAt: Date): string {
+    const exp = Math.floor(expiresAt.getTime() / 1000);
+    return `/v1/files/${encodeURIComponent(fileId)}?exp=${exp}&sig=${this.signature(fileId, exp)}`;
+  }
+
+  /** The signature is checked first, so a forged URL is refused whatever its expiry says. */
+  check(fileId: string, exp: string | undefined, sig: string | undefined, now = Date.now()): UrlCheck {
+    if (!exp || !sig || !/^\d{1,12}$/.test(exp)) return 'invalid';
+    const expected = Buffer.from(this.signature(fileId, Number(exp)));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    return Number(exp) * 1000 <= now ? 'expired' : 'valid';
+  }
+
+  private signature(fileId: string, exp: number): string {
+    return createHmac('sha256', this.key).update(`${fileId}.${exp}`).digest('base64url');
+  }
+}

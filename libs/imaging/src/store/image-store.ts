@@ -1,0 +1,106 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { newId } from '@gateway/common';
+import { Injectable } from '@nestjs/common';
+import { InjectConnection } from '@nestjs/mongoose';
+import { Connection, mongo } from 'mongoose';
+
+/** What every stored file says about itself; the maintenance sweep deletes it once `expiresAt` has passed. */
+export interface StoredFileMetadata {
+  appId: string;
+  expiresAt: Date;
+  taskId?: string;
+  index?: number;
+  contentType: string;
+}
+
+export interface StoredImage {
+  length: number;
+  metadata: StoredFileMetadata;
+  stream: Readable;
+}
+
+/** GridFS chunks of 1 MB: a 10 MB input is 10 chunk documents instead of 40 at the 255 KB default. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Image bytes in GridFS (DESIGN §5): bucket `images` holds generated images behind signed URLs, bucket `inputs`
+ * holds request images too large to travel inside a job. Neither is ever read by an id the caller chose.
+ */
+@Injectable()
+export class ImageStore {
+  private buckets?: { images: mongo.GridFSBucket; inputs: mongo.GridFSBucket };
+
+  constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  /** The connection's `db` exists only once it has connected, so the buckets are made on first use. */
+  private get images(): mongo.GridFSBucket {
+    return this.bucketsOf().images;
+  }
+
+  private get inputs(): mongo.GridFSBucket {
+    return this.bucketsOf().inputs;
+  }
+
+  private bucketsOf() {
+    this.buckets ??= {
+      images: new mongo.GridFSBucket(this.connection.db!, { bucketName: 'images', chunkSizeBytes: CHUNK_BYTES }),
+      inputs: new mongo.GridFSBucket(this.connection.db!, { bucketName: 'inputs', chunkSizeBytes: CHUNK_BYTES }),
+    };
+    return this.buckets;
+  }
+
+  /** Keeps a request image for the worker; returns its id. */
+  async saveInput(bytes: Buffer, metadata: Omit<StoredFileMetadata, 'contentType'> & { contentType?: string }): Promise<string> {
+    const id = newId('in');
+    await upload(this.inputs, id, bytes, { contentType: 'application/octet-stream', ...metadata });
+    return id;
+  }
+
+  async readInput(id: string): Promise<Buffer | null> {
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of this.inputs.openDownloadStream(id as never)) chunks.push(chunk as Buffer);
+    } catch (error) {
+      if (isFileNotFound(error)) return null;
+      throw error;
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async deleteInputs(ids: string[]): Promise<void> {
+    await Promise.all(ids.map((id) => this.inputs.delete(id as never).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)))));
+  }
+
+  /** Stores one generated image under a deterministic id: a retried job overwrites its own earlier attempt. */
+  async saveImage(id: string, png: Buffer, metadata: Omit<StoredFileMetadata, 'contentType'>): Promise<void> {
+    await this.images.delete(id as never).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
+    await upload(this.images, id, png, { ...metadata, contentType: 'image/png' });
+  }
+
+  async openImage(id: string): Promise<StoredImage | null> {
+    const [file] = await this.images.find({ _id: id as never }, { limit: 1 }).toArray();
+    if (!file) return null;
+    return { length: file.length, metadata: file.metadata as StoredFileMetadata, stream: this.images.openDownloadStream(id as never) };
+  }
+
+  /** Deletes images and inputs whose lifetime has passed; returns how many of each. */
+  async deleteExpired(now = new Date()): Promise<{ images: number; inputs: number }> {
+    const [images, inputs] = await Promise.all([sweep(this.images, now), sweep(this.inputs, now)]);
+    return { images, inputs };
+  }
+}
+
+async function upload(bucket: mongo.GridFSBucket, id: string, bytes: Buffer, metadata: StoredFileMetadata): Promise<void> {
+  await pipeline(Readable.from([bytes]), bucket.openUploadStreamWithId(id as never, id, { metadata }));
+}
+
+async function sweep(bucket: mongo.GridFSBucket, now: Date): Promise<number> {
+  const expired = await bucket.find({ 'metadata.expiresAt': { $lte: now } }, { projection: { _id: 1 } }).toArray();
+  for (const file of expired) await bucket.delete(file._id).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
+  return expired.length;
+}
+
+function isFileNotFound(error: unknown): boolean {
+  return error instanceof Error && /FileNotFound|File not found/i.test(`${error.name} ${error.message}`);
+}

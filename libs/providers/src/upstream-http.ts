@@ -1,0 +1,134 @@
+// The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
+// generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
+import { Dispatcher, FormData, request } from 'undici';
+import { failureFromNetworkError, failureFromResponse } from './http-failure';
+import { ProviderError } from './provider.types';
+
+/** Largest generated image accepted from an upstream, inline or downloaded. */
+export const MAX_RESULT_IMAGE_BYTES = 20 * 1024 * 1024;
+
+export interface UpstreamRequestOptions {
+  dispatcher: Dispatcher;
+  /** Bounds the whole exchange, body included. */
+  signal: AbortSignal;
+  apiKey?: string;
+  /** Refuse a successful answer larger than this (bytes); unbounded when absent. */
+  maxBytes?: number;
+}
+
+/** POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer. */
+export async function postToUpstream<T>(url: string, body: string | FormData, options: UpstreamRequestOptions): Promise<T> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      dispatcher: options.dispatcher,
+      // undici writes the multipart content type (with its boundary) itself for a FormData body.
+      headers: {
+        ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
+        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      },
+      body,
+      signal: options.signal,
+    });
+  } catch (error) {
+    throw failureFromNetworkError(error as Error);
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const text = await response.body.text().catch(() => '');
+    throw failureFromResponse(response.statusCode, text, response.headers['retry-after']);
+  }
+  const text = options.maxBytes
+    ? (await readCapped(response, options.maxBytes, 'upstream answer')).toString('utf8')
+    : await response.body.text().catch(() => '');
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ProviderError('upstream answered with invalid JSON', 'retryable', response.statusCode);
+  }
+}
+
+export interface DownloadOptions {
+  dispatcher: Dispatcher;
+  signal: AbortSignal;
+  maxBytes: number;
+}
+
+/**
+ * Fetches a generated image from the URL an upstream answered with. The URL is usually signed (its query is a
+ * credential), so only its host appears in errors. A result that cannot be fetched is retryable: a new generation
+ * gives a new URL.
+ */
+export async function downloadImage(url: string, options: DownloadOptions): Promise<Buffer> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new ProviderError('upstream answered with an invalid image URL', 'retryable');
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    throw new ProviderError(`upstream answered with a ${target.protocol} image URL`, 'retryable');
+  }
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(target, { method: 'GET', dispatcher: options.dispatcher, signal: options.signal });
+  } catch (error) {
+    const failure = failureFromNetworkError(error as Error);
+    throw new ProviderError(`image download from ${target.host} failed: ${failure.message}`, 'retryable');
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump().catch(() => undefined);
+    throw new ProviderError(`image download from ${target.host} answered HTTP ${response.statusCode}`, 'retryable', response.statusCode);
+  }
+  const image = await readCapped(response, options.maxBytes, 'upstream image');
+  assertImage(image);
+  return image;
+}
+
+/** Decodes a base64 image an upstream returned inline, with the same bound as a download. */
+export function decodeInlineImage(base64: string, maxBytes: number): Buffer {
+  // Base64 is 4 characters per 3 bytes: checking the text length first avoids decoding a huge string at all.
+  if (Math.floor((base64.length * 3) / 4) > maxBytes + 3) throw tooLarge('upstream image', maxBytes);
+  const image = Buffer.from(base64, 'base64');
+  if (image.length > maxBytes) throw tooLarge('upstream image', maxBytes);
+  assertImage(image);
+  return image;
+}
+
+/** Reads a body up to `maxBytes`, stopping the transfer as soon as it is known to be too large. */
+async function readCapped(response: Dispatcher.ResponseData, maxBytes: number, what: string): Promise<Buffer> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.body.destroy();
+    throw tooLarge(what, maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  try {
+    for await (const chunk of response.body) {
+      received += (chunk as Buffer).length;
+      if (received > maxBytes) {
+        response.body.destroy();
+        throw tooLarge(what, maxBytes);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    throw failureFromNetworkError(error as Error);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+/** An answer this large is the route's doing, not the request's: another route may produce a usable one. */
+function tooLarge(what: string, maxBytes: number): ProviderError {
+  return new ProviderError(`${what} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`, 'route');
+}
+
+/** Formats upstreams answer with, by magic bytes; anything else (an HTML error page, say) is not an image. */
+function assertImage(bytes: Buffer): void {
+  const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+  const webp = bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP';
+  if (!png && !jpeg && !webp) throw new ProviderError('upstream answered with something that is not a PNG, JPEG or WEBP image', 'retryable');
+}

@@ -1,0 +1,66 @@
+import sharp from 'sharp';
+
+export type Rgb = [number, number, number];
+
+export function solidPng(width: number, height: number, [r, g, b]: Rgb): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
+}
+
+/** Left half one colour, right half another: shows where each side of an input ends up. */
+export async function halvesPng(width: number, height: number, left: Rgb, right: Rgb): Promise<Buffer> {
+  const half = Math.floor(width / 2);
+  const rightHalf = await solidPng(width - half, height, right);
+  return sharp({ create: { width, height, channels: 3, background: { r: left[0], g: left[1], b: left[2] } } })
+    .composite([{ input: rightHalf, left: half, top: 0 }])
+    .png()
+    .toBuffer();
+}
+
+/** A colourful, textured image: exercises blur, grayscale and colour operations on real variation. */
+export function noisyPng(width: number, height: number, seed = 1): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  let state = seed;
+  for (let i = 0; i < pixels.length; i++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    pixels[i] = (state >> 16) & 0xff;
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+}
+
+export interface Pixels {
+  width: number;
+  height: number;
+  at(x: number, y: number): Rgb;
+}
+
+export async function pixelsOf(image: Buffer): Promise<Pixels> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return {
+    width: info.width,
+    height: info.height,
+    at: (x, y) => {
+      const offset = (y * info.width + x) * info.channels;
+      return [data[offset], data[offset + 1], data[offset + 2]];
+    },
+  };
+}
+
+export function dataUri(png: Buffer, mime = 'image/png'): string {
+  return `data:${mime};base64,${png.toString('base64')}`;
+}
+
+/** An image edit request body with the images first and the instruction last. */
+export function editBody(model: string, images: string[], text: string, parameters?: Record<string, unknown>) {
+  return {
+    model,
+    input: { messages: [{ role: 'user', content: [...images.map((image) => ({ image })), { text }] }] },
+    ...(parameters ? { parameters } : {}),
+  };
+}
+
+export async function download(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; body: any }> {
+  const response = await fetch(url);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const type = response.headers.get('content-type');
+  return { status: response.status, type, bytes, body: type?.includes('json') ? JSON.parse(bytes.toString()) : undefined };
+}
