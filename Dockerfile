@@ -20,6 +20,8 @@ RUN npm run build
 # --- runtime: production dependencies + compiled output only ---
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# The local image editor draws captions and the watermark with system fonts (Latin and CJK).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core fonts-noto-cjk && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Cache is cleaned in the same layer so it never lands in the image.

@@ -12,7 +12,7 @@ const path = require('node:path');
 const services = require('./services');
 
 const root = path.resolve(__dirname, '..');
-const BENCHES = { overhead: 'bench/overhead.ts' };
+const BENCHES = { overhead: 'bench/overhead.ts', 'image-memory': 'bench/image-memory.ts' };
 const DIST = {
   api: path.join(root, 'dist/apps/api/apps/api/src/main.js'),
   worker: path.join(root, 'dist/apps/worker/apps/worker/src/main.js'),

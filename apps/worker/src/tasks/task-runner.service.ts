@@ -92,6 +92,7 @@ export class TaskRunner {
   private countUsage(model: string, executed: ExecutedTask): void {
     this.metrics.tokens.inc({ model, kind: 'prompt' }, executed.usage.prompt_tokens);
     if (executed.usage.completion_tokens) this.metrics.tokens.inc({ model, kind: 'completion' }, executed.usage.completion_tokens);
+    if (executed.usage.images) this.metrics.images.inc({ model }, executed.usage.images);
     if (executed.cost > 0) this.metrics.billed.inc({ model }, executed.cost);
   }
 }

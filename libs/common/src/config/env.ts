@@ -117,6 +117,7 @@ export class Env {
   IMAGE_INPUT_TTL = 24 * 3600;
 
   /** Origin put in front of signed file URLs (e.g. https://gateway.example.com); default: the origin the caller used. */
+  @Transform(({ value }) => (value === '' ? undefined : value))
   @IsOptional() @Matches(/^https?:\/\/[^/?#]+$/, { message: 'PUBLIC_BASE_URL must be an origin such as https://gateway.example.com' })
   PUBLIC_BASE_URL?: string;
 
