@@ -34,7 +34,7 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
     metrics.httpDuration.observe(labels, seconds);
     if (route.startsWith('/v1/')) metrics.overhead.observe({ route }, overheadMs(request) / 1000);
     logger.info(
-      { reqId: request.id, taskId: request.taskId, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(seconds * 1000) },
+      { reqId: request.id, taskId: request.taskId, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(seconds * 1000) },
       'request',
     );
     done();
@@ -44,4 +44,9 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
 function overheadMs(request: FastifyRequest): number {
   const { startedAt, providerMs } = request.gatewayTiming;
   return Math.max(0, performance.now() - startedAt - providerMs);
+}
+
+/** A signed file URL is a credential until it expires: its signature stays out of the logs. */
+function loggableUrl(url: string): string {
+  return url.includes('sig=') ? url.replace(/([?&]sig=)[^&]*/, '$1[redacted]') : url;
 }

@@ -77,12 +77,23 @@ function streamingServer(total: number): { handler: RequestListener; sent: { byt
     sent.finished = (async () => {
       while (sent.bytes < total && !res.destroyed) {
         sent.bytes += chunk.length;
-        if (!res.write(chunk)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+        if (!res.write(chunk)) await writable(res);
       }
       res.end();
     })();
   };
   return { handler, sent };
+}
+
+/** Resolves on 'drain' or 'close', whichever comes first, leaving no listener behind. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 async function canListenOnIpv6Loopback(): Promise<boolean> {
