@@ -2,7 +2,8 @@
 // Runs a benchmark against a throwaway gateway: `node scripts/bench.js overhead [--duration 10 --connections 50 …]`.
 // Starts Redis, FerretDB, the fake OpenAI upstream, one api and one worker on free ports under a temp dir, creates an
 // application, runs bench/<name>.ts (extra arguments are passed through), then stops everything and deletes the dir.
-// BENCH_KEEP_TMP=1 keeps the temp dir (and its logs) for a look afterwards.
+// BENCH_KEEP_TMP=1 keeps the temp dir (and its logs) for a look afterwards; BENCH_NODE_ARGS adds node flags to the
+// api and worker (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 const { spawn, execFile } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -116,7 +117,9 @@ async function distinctFreePorts(count) {
 
 function startNode(script, env, logFile, args = []) {
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [script, ...args], { cwd: root, env, stdio: ['ignore', out, out] });
+  // BENCH_NODE_ARGS reach the api and the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a run.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: root, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   return child;
 }

@@ -1,10 +1,15 @@
 // The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
-import { Dispatcher, FormData, request } from 'undici';
+import { Agent, Dispatcher, FormData, request } from 'undici';
 import { failureFromNetworkError, failureFromResponse } from './http-failure';
 import { ProviderError } from './provider.types';
 
 /** Largest generated image accepted from an upstream, inline or downloaded. */
+/** A pooled keep-alive client for one provider's upstreams; each phase bounded by the upstream timeout. */
+export function upstreamAgent(timeoutMs: number, connections: number): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+}
+
 export const MAX_RESULT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export interface UpstreamRequestOptions {

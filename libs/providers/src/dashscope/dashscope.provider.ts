@@ -3,7 +3,7 @@ import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Agent } from 'undici';
 import { ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError } from '../provider.types';
-import { downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream } from '../upstream-http';
+import { downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
 
 /** Native (not compatible-mode) endpoint of the qwen-image-edit family; routes to it carry no base_path. */
 const GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -40,12 +40,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.UPSTREAM_TIMEOUT_MS;
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      connections: 128,
-      headersTimeout: config.UPSTREAM_TIMEOUT_MS,
-      bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
-    });
+    this.agent = upstreamAgent(config.UPSTREAM_TIMEOUT_MS, 128);
   }
 
   async onModuleDestroy(): Promise<void> {

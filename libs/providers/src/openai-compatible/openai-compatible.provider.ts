@@ -13,7 +13,7 @@ import {
   ModelProvider,
   ProviderError,
 } from '../provider.types';
-import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream } from '../upstream-http';
+import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
 
 /** The JSON answer carries the image in base64 (4/3 of its size) plus a little JSON. */
 const MAX_IMAGES_ANSWER_BYTES = Math.ceil((MAX_RESULT_IMAGE_BYTES * 4) / 3) + 64 * 1024;
@@ -42,12 +42,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.UPSTREAM_TIMEOUT_MS;
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      connections: 512,
-      headersTimeout: config.UPSTREAM_TIMEOUT_MS,
-      bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
-    });
+    this.agent = upstreamAgent(config.UPSTREAM_TIMEOUT_MS, 512);
   }
 
   async onModuleDestroy(): Promise<void> {
