@@ -21,6 +21,7 @@ import { FilesController } from './v1/files/files.controller';
 import { ImageEditController } from './v1/images/image-edit.controller';
 import { ImageEditRequestService } from './v1/images/image-edit-request.service';
 import { ModelsController } from './v1/models/models.controller';
+import { IdempotentRequests } from './v1/idempotent-requests.service';
 import { TaskSubmissionService } from './v1/task-submission.service';
 import { RecordedOutcomes } from './v1/tasks/recorded-outcomes.service';
 import { TasksController } from './v1/tasks/tasks.controller';
@@ -51,10 +52,12 @@ export class ApiModule implements OnModuleInit {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-        { provide: TASK_OUTCOME_SOURCE, useClass: RecordedOutcomes },
+        { provide: TASK_OUTCOME_SOURCE, useExisting: RecordedOutcomes },
         TaskGateway,
         ConsoleSessionGuard,
         TaskSubmissionService,
+        IdempotentRequests,
+        RecordedOutcomes,
         TaskViewService,
         EmbeddingsRequestService,
         ChatRequestService,

@@ -13,8 +13,18 @@ import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
 import { User, UserSchema } from './users/user.schema';
 import { UsersRepository } from './users/users.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
+import { WebhookDeliveriesRepository } from './webhook-deliveries/webhook-deliveries.repository';
+import { WebhookDelivery, WebhookDeliverySchema } from './webhook-deliveries/webhook-delivery.schema';
 
-const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository, UsageDailyRepository, BillingRecordsRepository, UsersRepository];
+const repositories = [
+  ApplicationsRepository,
+  ApiKeysRepository,
+  TasksRepository,
+  UsageDailyRepository,
+  BillingRecordsRepository,
+  UsersRepository,
+  WebhookDeliveriesRepository,
+];
 
 @Global()
 @Module({
@@ -36,6 +46,7 @@ const repositories = [ApplicationsRepository, ApiKeysRepository, TasksRepository
       { name: UsageDaily.name, schema: UsageDailySchema },
       { name: BillingRecord.name, schema: BillingRecordSchema },
       { name: User.name, schema: UserSchema },
+      { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
     ]),
   ],
   providers: repositories,

@@ -11,3 +11,5 @@ export * from './billing-records/billing-record.schema';
 export * from './billing-records/billing-records.repository';
 export * from './users/user.schema';
 export * from './users/users.repository';
+export * from './webhook-deliveries/webhook-delivery.schema';
+export * from './webhook-deliveries/webhook-deliveries.repository';

@@ -6,3 +6,4 @@ export * from './gateway-redis.service';
 export * from './redis-connections';
 export * from './queue.module';
 export * from './task-gateway.service';
+export * from './idempotency-store';

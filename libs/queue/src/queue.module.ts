@@ -5,6 +5,7 @@ import { QueueName } from './job-contracts';
 import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
 import { OutcomeStore } from './outcome-store.service';
+import { IdempotencyStore } from './idempotency-store';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -18,6 +19,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore] };
   }
 }

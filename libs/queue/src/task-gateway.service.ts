@@ -84,7 +84,7 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
    * Enqueues and resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once
    * SYNC_TIMEOUT_MS elapses; the job keeps running and its result stays retrievable.
    */
-  submitAndWait<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<TaskOutcome> {
+  submitAndWait<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>, onEnqueued?: () => unknown): Promise<TaskOutcome> {
     const taskId = payload.taskId;
     return new Promise<TaskOutcome>((resolve, reject) => {
       // Registered before the job exists so that a very fast reply cannot arrive unheard.
@@ -93,11 +93,21 @@ export class TaskGateway implements OnModuleInit, OnApplicationShutdown {
         reject(this.timeoutError(taskId, `the task did not finish within ${this.config.SYNC_TIMEOUT_MS} ms`));
       }, this.config.SYNC_TIMEOUT_MS);
       this.pending.set(taskId, { queue, since: Date.now(), timer, resolve, reject });
-      this.queues[queue].add(queue, { ...payload, replyTo: this.channel }, this.jobOptions(taskId)).catch((error) => {
-        this.settle(taskId);
-        reject(error);
-      });
+      this.queues[queue]
+        .add(queue, { ...payload, replyTo: this.channel }, this.jobOptions(taskId))
+        .then(
+          () => Promise.resolve(onEnqueued?.()).catch((error) => this.logger.warn({ taskId, err: (error as Error).message }, 'after-enqueue step failed')),
+          (error) => {
+            this.settle(taskId);
+            reject(error);
+          },
+        );
     });
+  }
+
+  /** Enqueues an asynchronous task: nobody waits; the outcome is read with GET /v1/tasks or sent by webhook. */
+  async submit<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<void> {
+    await this.queues[queue].add(queue, payload, this.jobOptions(payload.taskId));
   }
 
   /**

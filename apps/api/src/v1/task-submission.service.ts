@@ -2,9 +2,11 @@ import { GatewayError, LOGGER, newId } from '@gateway/common';
 import { taskBase, TasksRepository } from '@gateway/db';
 import { Admission, PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
 import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, RawBodyRequest } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
+import { IdempotentRequests } from './idempotent-requests.service';
+import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } from './request-modes';
 
 export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
 
@@ -24,9 +26,16 @@ export interface Submission<Q extends TaskQueueName> {
   http: { request: FastifyRequest; reply: FastifyReply };
 }
 
+/** Steps of an idempotent request's first run: the key is kept once the job exists, freed if it never will. */
+export interface EnqueueHooks {
+  enqueued(): Promise<void>;
+  notEnqueued(): Promise<void>;
+}
+
 /**
- * Turns a validated request into a task job and holds the connection until the outcome (DESIGN §2).
- * The task record is written by the worker once the task is final; until then BullMQ holds its state.
+ * Turns a validated request into a task job (DESIGN §2): synchronous calls hold the connection until the outcome,
+ * `X-Async: enable` answers 202 with the task id at once, and an Idempotency-Key makes retries replay the first
+ * answer. The task record is written by the worker once the task is final; until then BullMQ holds its state.
  */
 @Injectable()
 export class TaskSubmissionService {
@@ -34,6 +43,7 @@ export class TaskSubmissionService {
     private readonly gateway: TaskGateway,
     private readonly tasks: TasksRepository,
     private readonly limits: LimitsService,
+    private readonly idempotent: IdempotentRequests,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -41,26 +51,53 @@ export class TaskSubmissionService {
   async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<string> {
     const { http, principal } = submission;
     assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
-    const { admission, rateLimit } = await this.limits.admit(principal, submission.reserveTokens);
-    if (rateLimit) http.reply.headers(rateLimitHeaders(rateLimit));
-    const taskId = newId('task');
-    const request = await this.prepare(submission, taskId).catch(async (error) => {
-      await this.limits.settle(principal.appId, admission, 0);
+    const mode = responseModeOf(http.request);
+    const key = idempotencyKeyOf(http.request);
+    if (key === undefined) return this.execute(submission, mode, newId('task'));
+    return this.idempotent.once({ appId: principal.appId, key, fingerprint: requestFingerprint(http.request as RawBodyRequest<FastifyRequest>), mode, http }, (taskId, hooks) =>
+      this.execute(submission, mode, taskId, hooks),
+    );
+  }
+
+  private async execute<Q extends TaskQueueName>(submission: Submission<Q>, mode: ResponseMode, taskId: string, hooks?: EnqueueHooks): Promise<string> {
+    const { http, principal } = submission;
+    let admission: Admission | undefined;
+    let enqueued = false;
+    const onEnqueued = async () => {
+      enqueued = true;
+      await hooks?.enqueued();
+    };
+    try {
+      const admitted = await this.limits.admit(principal, submission.reserveTokens);
+      admission = admitted.admission;
+      if (admitted.rateLimit) http.reply.headers(rateLimitHeaders(admitted.rateLimit));
+      const payload = this.envelope(submission, taskId, await this.prepare(submission, taskId), admission);
+      http.request.taskId = taskId;
+      http.reply.header('x-task-id', taskId);
+      if (mode === 'sync') return await this.hold(submission, payload, onEnqueued);
+      await this.gateway.submit(submission.queue, payload);
+      await onEnqueued();
+      http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify({ task_id: taskId, status: 'queued' });
+    } catch (error) {
+      // Never enqueued: nothing will settle the limits or answer the key but this request.
+      if (!enqueued) {
+        if (admission) await this.limits.settle(principal.appId, admission, 0);
+        await hooks?.notEnqueued();
+      }
       throw error;
-    });
-    const payload = this.envelope(submission, taskId, request, admission);
-    http.request.taskId = payload.taskId;
-    http.reply.header('x-task-id', payload.taskId);
+    }
+  }
+
+  /** Waits for the outcome; a 504 leaves the task running with its limits held, and its result retrievable. */
+  private async hold<Q extends TaskQueueName>(submission: Submission<Q>, payload: PayloadOf<Q>, onEnqueued: () => Promise<void>): Promise<string> {
+    const { http } = submission;
     const onClose = () => {
       if (!http.reply.raw.writableFinished) void this.abandon(payload);
     };
     http.reply.raw.once('close', onClose);
     try {
-      const outcome = await this.gateway.submitAndWait(submission.queue, payload).catch(async (error) => {
-        // A 504 leaves the task running with its limits held; anything else means it was never enqueued.
-        if (!(error instanceof GatewayError && error.code === 'Timeout')) await this.limits.settle(principal.appId, admission, 0);
-        throw error;
-      });
+      const outcome = await this.gateway.submitAndWait(submission.queue, payload, onEnqueued);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
       http.reply.header('content-type', 'application/json; charset=utf-8');

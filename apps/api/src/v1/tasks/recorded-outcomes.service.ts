@@ -8,6 +8,12 @@ export class RecordedOutcomes implements TaskOutcomeSource {
   constructor(private readonly outcomes: OutcomeStore, private readonly tasks: TasksRepository) {}
 
   async findOutcome(taskId: string): Promise<TaskOutcome | null> {
+    const final = await this.findFinal(taskId);
+    return final === 'cancelled' ? null : final;
+  }
+
+  /** Like findOutcome, and tells a task that never ran (its caller left before pick-up) from one still running. */
+  async findFinal(taskId: string): Promise<TaskOutcome | 'cancelled' | null> {
     const delivered = await this.outcomes.read(taskId);
     if (delivered) return delivered;
     const record = await this.tasks.findById(taskId);
@@ -15,6 +21,7 @@ export class RecordedOutcomes implements TaskOutcomeSource {
       return { ok: true, body: record.result ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
     }
     if (record?.status === 'failed' && record.error) return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };
+    if (record?.status === 'cancelled') return 'cancelled';
     return null;
   }
 }

@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/common';
+import { ERROR_CODES, ErrorCode, GatewayError } from '@gateway/common';
 import { TaskRecord, TasksRepository } from '@gateway/db';
 import { OutcomeStore, TaskGateway } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
@@ -30,12 +30,12 @@ export class TaskViewService {
     };
     if (!outcome && job.state === 'failed') {
       // Failed without an outcome: its worker died more often than BullMQ allows (stalled).
-      return { ...view, status: 'failed', result: null, error: { code: 'InternalError', message: 'the task was interrupted too many times', param: null } };
+      return { ...view, status: 'failed', result: null, error: errorView({ code: 'InternalError', message: 'the task was interrupted too many times' }) };
     }
     if (!outcome) return view;
     return outcome.ok
       ? { ...view, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
-      : { ...view, status: 'failed', result: null, error: { code: outcome.error.code, message: outcome.error.message, param: outcome.error.param ?? null } };
+      : { ...view, status: 'failed', result: null, error: errorView(outcome.error) };
   }
 
 }
@@ -55,8 +55,14 @@ function present(record: TaskRecord): Record<string, unknown> {
     usage: record.usage ?? null,
     cost: record.cost,
     result: record.result ? JSON.parse(record.result) : null,
-    error: record.error ? { code: record.error.code, message: record.error.message, param: record.error.param ?? null } : null,
+    error: record.error ? errorView(record.error) : null,
   };
+}
+
+/** The `error` object of the envelope the synchronous call answered (DESIGN §4), with its HTTP status. */
+function errorView(error: { code: string; message: string; param?: string; status?: number }) {
+  const known = ERROR_CODES[error.code as ErrorCode];
+  return { code: error.code, message: error.message, param: error.param ?? null, type: known?.type ?? 'api_error', status: error.status ?? known?.status ?? 500 };
 }
 
 function notFound(taskId: string): GatewayError {

@@ -1,0 +1,37 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+
+/** `skipped`: no request was made (e.g. the callback was disabled or removed before the attempt). */
+export const WEBHOOK_DELIVERY_OUTCOMES = ['delivered', 'retry', 'gone', 'rejected', 'skipped'] as const;
+export type WebhookDeliveryOutcome = (typeof WEBHOOK_DELIVERY_OUTCOMES)[number];
+
+/**
+ * One webhook delivery attempt, written once and never updated (FerretDB updates by _id scan the collection,
+ * DESIGN §5). The console lists them per application, newest first.
+ */
+@Schema({ collection: 'webhook_deliveries', versionKey: false })
+export class WebhookDelivery {
+  /** `whd_…` */
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ required: true }) appId: string;
+  @Prop({ required: true }) taskId: string;
+  @Prop({ required: true }) event: string;
+  /** The `webhook-id` header: the same for every attempt of one event, so receivers can de-duplicate. */
+  @Prop({ required: true }) webhookId: string;
+  @Prop({ required: true }) url: string;
+  /** 1-based, counted within the delivery job (a redelivery starts again at 1). */
+  @Prop({ required: true }) attempt: number;
+  @Prop({ type: Boolean, default: false }) redelivery: boolean;
+  @Prop({ type: String, enum: WEBHOOK_DELIVERY_OUTCOMES, required: true }) outcome: WebhookDeliveryOutcome;
+  @Prop({ type: Number }) httpStatus?: number;
+  /** Client-safe text: names the host, never a resolved address, the URL's query or the secret. */
+  @Prop({ type: String }) error?: string;
+  @Prop({ required: true }) durationMs: number;
+  @Prop({ type: String }) responseSnippet?: string;
+  @Prop({ type: Date, required: true }) createdAt: Date;
+  /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (DESIGN §5). */
+  @Prop({ required: true }) day: string;
+}
+
+export const WebhookDeliverySchema = SchemaFactory.createForClass(WebhookDelivery);
+// Serves the console's newest-first listing per application, and any query by appId alone.
+WebhookDeliverySchema.index({ appId: 1, createdAt: -1 });

@@ -1,0 +1,5 @@
+export * from './webhook-signature';
+export * from './webhook-event';
+export * from './retry-schedule';
+export * from './webhook-sender';
+export * from './callback-url';

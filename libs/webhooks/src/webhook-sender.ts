@@ -1,0 +1,135 @@
+import { createGuardedAgent, FetchFailedError, HostResolver, OutboundPolicy, parseOutboundUrl, UnsafeUrlError } from '@gateway/imaging';
+import { performance } from 'node:perf_hooks';
+import { Agent, Dispatcher, request } from 'undici';
+import { WebhookMessage } from './webhook-signature';
+
+/** DESIGN §4: each attempt gets 15 s, response body included. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'rejected';
+
+/** One attempt, as recorded in webhook_deliveries. `error` is safe to show the application's owner. */
+export interface DeliveryResult {
+  outcome: DeliveryOutcome;
+  httpStatus?: number;
+  error?: string;
+  durationMs: number;
+  /** The first characters of the receiver's answer, for the console. */
+  responseSnippet?: string;
+}
+
+const SNIPPET_CHARS = 200;
+/** Enough bytes for SNIPPET_CHARS of any UTF-8 text; the rest of the body is not read. */
+const SNIPPET_BYTES = SNIPPET_CHARS * 4;
+
+/**
+ * POSTs signed webhook messages to callback URLs behind the SSRF guard: the URL and every address its host resolves
+ * to are checked against the outbound policy and the connection is pinned to the checked address. Never throws:
+ * every attempt ends in a DeliveryResult the caller records and schedules by.
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly policy: OutboundPolicy, private readonly timeoutMs: number, resolve?: HostResolver) {
+    this.agent = createGuardedAgent(policy, resolve);
+  }
+
+  async send(url: string, message: WebhookMessage): Promise<DeliveryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = parseOutboundUrl(url, this.policy);
+    } catch (error) {
+      return { outcome: 'rejected', error: (error as Error).message, durationMs: elapsed() };
+    }
+
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(target, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'model-gateway-webhooks',
+          'webhook-id': message.id,
+          'webhook-timestamp': String(message.timestamp),
+          'webhook-signature': message.signature,
+        },
+        body: message.body,
+      });
+    } catch (error) {
+      return { ...this.networkFailure(error, target, signal), durationMs: elapsed() };
+    }
+
+    const httpStatus = response.statusCode;
+    const responseSnippet = await readSnippet(response.body);
+    return { ...classifyStatus(httpStatus), httpStatus, durationMs: elapsed(), ...(responseSnippet ? { responseSnippet } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  /** Names only the URL's host: undici's messages can name the resolved internal address, and the path or query may hold a token. */
+  private networkFailure(error: unknown, url: URL, signal: AbortSignal): Pick<DeliveryResult, 'outcome' | 'error'> {
+    const guardError = findInChain(error, (e) => e instanceof UnsafeUrlError || e instanceof FetchFailedError);
+    if (guardError instanceof UnsafeUrlError) return { outcome: 'rejected', error: guardError.message };
+    if (guardError) return { outcome: 'retry', error: guardError.message };
+    if (signal.aborted) return { outcome: 'retry', error: `no answer within ${formatMilliseconds(this.timeoutMs)}` };
+
+    const code = String(findInChain(error, (e) => typeof (e as NodeJS.ErrnoException).code === 'string')?.code ?? '');
+    if (code === 'ECONNREFUSED') return { outcome: 'retry', error: `${url.host} refused the connection` };
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return { outcome: 'retry', error: `${url.host} closed the connection` };
+    if (TLS_TRUST_ERRORS.test(code)) return { outcome: 'retry', error: `${url.host} presented a TLS certificate that is not trusted` };
+    const detail = /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
+    return { outcome: 'retry', error: `could not reach ${url.host}${detail}` };
+  }
+}
+
+/** 2xx delivered; 410 unsubscribes; 429 and 5xx are the receiver's temporary trouble; any other answer will not change on retry. */
+function classifyStatus(status: number): Pick<DeliveryResult, 'outcome' | 'error'> {
+  if (status >= 200 && status < 300) return { outcome: 'delivered' };
+  if (status === 410) return { outcome: 'gone', error: 'answered HTTP 410 Gone; the callback is disabled until its URL is saved again' };
+  if (status === 429 || status >= 500) return { outcome: 'retry', error: `answered HTTP ${status}` };
+  // Following a redirect would send the signed event to a URL nobody checked at save time.
+  if (status >= 300 && status < 400) return { outcome: 'rejected', error: `answered HTTP ${status}; redirects are not followed, save the final URL as the callback URL` };
+  return { outcome: 'rejected', error: `answered HTTP ${status}` };
+}
+
+/** The start of the response body as text; whatever goes wrong reading it, the status alone decides the outcome. */
+async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  // Stopping early destroys the body, which would otherwise emit an unhandled abort error.
+  body.on('error', () => undefined);
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer);
+      received += (chunk as Buffer).length;
+      if (received >= SNIPPET_BYTES) break;
+    }
+  } catch {
+    // Timed out or reset mid-body: keep what arrived.
+  } finally {
+    // A body left unread holds its connection.
+    body.destroy();
+  }
+  const text = Buffer.concat(chunks, received).toString('utf8').slice(0, SNIPPET_CHARS).trim();
+  return text || undefined;
+}
+
+function findInChain(error: unknown, predicate: (candidate: Error) => boolean): (Error & { code?: unknown }) | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (predicate(current)) return current;
+  }
+  return undefined;
+}
+
+const TLS_TRUST_ERRORS = /^(CERT_|ERR_TLS_CERT_ALTNAME_INVALID$|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/;
+
+function formatMilliseconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
