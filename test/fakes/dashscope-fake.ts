@@ -30,6 +30,8 @@ export interface DashScopeFakeOptions {
   fileBytes?: number;
   /** Serve files without Content-Length (chunked), so only a streaming cap can catch an oversized one. */
   chunkedFiles?: boolean;
+  /** Downloads of outputs made with a matching seed never get an answer: a caller stuck after generation. */
+  holdFiles?: (seed: number) => boolean;
 }
 
 /** One generation request as the fake received it. */
@@ -85,6 +87,9 @@ export class DashScopeFake {
   readonly calls: DashScopeCall[] = [];
   /** Ids of the files downloaded, in order. */
   readonly downloads: string[] = [];
+  /** Ids of the downloads held unanswered by `holdFiles`. */
+  readonly held: string[] = [];
+  private readonly fileSeeds = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
   private server?: Server;
@@ -124,9 +129,11 @@ export class DashScopeFake {
   reset(): void {
     this.calls.length = 0;
     this.downloads.length = 0;
+    this.held.length = 0;
     this.nextFailures = [];
     this.persistentFailures = [];
     this.files.clear();
+    this.fileSeeds.clear();
     this.maxInFlight = 0;
   }
 
@@ -224,6 +231,7 @@ export class DashScopeFake {
       Array.from({ length: n }, async (_, i) => {
         const id = randomBytes(8).toString('hex');
         this.files.set(id, await renderFakeEdit(last.data!, width, height, (seed + i) % (MAX_SEED + 1)));
+        this.fileSeeds.set(id, (seed + i) % (MAX_SEED + 1));
         return { image: `${this.url}/files/${id}.png?Expires=${Math.floor(Date.now() / 1000) + 86400}&Signature=fake` };
       }),
     );
@@ -241,6 +249,7 @@ export class DashScopeFake {
     const id = fileId(path);
     const file = this.files.get(id);
     if (!file) return send(res, 404, errorBody('NotFound', 'The file does not exist or has expired.'));
+    if (this.options.holdFiles?.(this.fileSeeds.get(id) ?? -1)) return void this.held.push(id);
     this.downloads.push(id);
     const padded = this.options.fileBytes && this.options.fileBytes > file.length ? Buffer.concat([file, Buffer.alloc(this.options.fileBytes - file.length)]) : file;
     if (this.options.chunkedFiles) {

@@ -7,12 +7,14 @@ import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
 import { QueueModule, QueueName } from '@gateway/queue';
 import { TenancyModule } from '@gateway/tenancy';
+import { WebhookJobs } from '@gateway/webhooks';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ChatProcessor } from './processors/chat.processor';
 import { EmbeddingsProcessor } from './processors/embeddings.processor';
 import { ImageEditProcessor } from './processors/image-edit.processor';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
+import { WebhooksProcessor } from './processors/webhooks.processor';
 import { ChatTaskService } from './tasks/chat-task.service';
 import { EmbeddingsTaskService } from './tasks/embeddings-task.service';
 import { ImageEditTaskService } from './tasks/image-edit-task.service';
@@ -26,6 +28,7 @@ const PROCESSORS: Partial<Record<QueueName, Type<TaskProcessor>>> = {
   [QueueName.Embeddings]: EmbeddingsProcessor,
   [QueueName.Chat]: ChatProcessor,
   [QueueName.ImageEdit]: ImageEditProcessor,
+  [QueueName.Webhooks]: WebhooksProcessor,
   [QueueName.Maintenance]: MaintenanceProcessor,
 };
 
@@ -68,6 +71,7 @@ export class WorkerModule {
         ChatTaskService,
         ImageEditTaskService,
         ImageInputs,
+        WebhookJobs,
         ...processors,
         { provide: TASK_PROCESSORS, useFactory: (...instances: TaskProcessor[]) => instances, inject: processors },
         TaskWorkers,

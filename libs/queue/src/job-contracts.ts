@@ -32,6 +32,8 @@ export interface TaskEnvelope {
   admission?: Admission;
   /** Reply channel of the api instance holding the connection (absent for async tasks). */
   replyTo?: string;
+  /** The application has a callback URL: the worker enqueues a webhook once the task is final. */
+  notify?: boolean;
   createdAt: number;
 }
 
@@ -86,6 +88,8 @@ export interface WebhookJob {
   appId: string;
   taskId: string;
   event: 'task.succeeded' | 'task.failed';
+  /** Sent again from the console: delivered even if the callback was disabled by a 410. */
+  redelivery?: boolean;
 }
 
 export interface MaintenanceJob {

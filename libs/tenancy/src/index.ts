@@ -14,3 +14,4 @@ export * from './tenancy.module';
 export * from './console/console-sessions.service';
 export * from './console/console-applications.service';
 export * from './console/console.module';
+export * from './network/callback-urls';

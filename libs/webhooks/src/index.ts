@@ -3,3 +3,4 @@ export * from './webhook-event';
 export * from './retry-schedule';
 export * from './webhook-sender';
 export * from './callback-url';
+export * from './webhook-jobs.service';

@@ -121,9 +121,12 @@ async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<strin
   return text || undefined;
 }
 
+/** Walks `error` and its causes. Duck-typed: Node's own errors can come from another realm (jest) and fail `instanceof Error`. */
 function findInChain(error: unknown, predicate: (candidate: Error) => boolean): (Error & { code?: unknown }) | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (predicate(current)) return current;
+  let current = error;
+  for (let depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    if (predicate(current as Error)) return current as Error;
+    current = (current as Error).cause;
   }
   return undefined;
 }

@@ -121,6 +121,7 @@ export class TaskSubmissionService {
       endpoint: submission.endpoint,
       createdAt: Date.now(),
       ...(admission.leaseId || admission.reservedTokens ? { admission } : {}),
+      ...(submission.principal.webhooks ? { notify: true } : {}),
     };
     return { ...request, ...envelope } as PayloadOf<Q>;
   }

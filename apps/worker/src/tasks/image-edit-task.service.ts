@@ -20,7 +20,7 @@ interface DeliveredImage {
 
 /**
  * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
- * fails on its own), store them in GridFS behind signed URLs, and bill each delivered image once (DESIGN §4).
+ * fails on its own), store each in GridFS behind a signed URL and bill it once (DESIGN §4).
  */
 @Injectable()
 export class ImageEditTaskService {
@@ -49,18 +49,6 @@ export class ImageEditTaskService {
     if (delivered.length === 0) throw firstFailure(attempts);
 
     const unitPrice = spec.price.per_image ?? 0;
-    await this.billing.billImages(
-      delivered.map((image) => ({
-        taskId: job.taskId,
-        index: image.index,
-        appId: job.appId,
-        model: spec.id,
-        unitPrice,
-        currency: this.catalog.currency,
-        day: utcDay(job.createdAt),
-        createdAt: new Date(),
-      })),
-    );
     const promptTokens = countTokens(job.prompt);
     const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens, images: delivered.length };
     return {
@@ -94,6 +82,10 @@ export class ImageEditTaskService {
     const png = answer.route.provider === 'local' ? answer.value.image : await this.finish(answer.value, output, job.watermark && answer.route.provider === 'openai-compatible');
     const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
     await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt });
+    // Billed as soon as it is stored: a rerun after a crash regenerates it under the same (task, index), billed once.
+    await this.billing.billImages([
+      { taskId: job.taskId, index, appId: job.appId, model: spec.id, unitPrice: spec.price.per_image ?? 0, currency: this.catalog.currency, day: utcDay(job.createdAt), createdAt: new Date() },
+    ]);
     return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
   }
 

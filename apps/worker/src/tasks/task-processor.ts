@@ -1,5 +1,5 @@
 import type { PayloadOf, QueueName, ResultOf, TaskUsage } from '@gateway/queue';
-import type { Job } from 'bullmq';
+import type { Job, WorkerOptions } from 'bullmq';
 
 /** What a task service produced: the caller's response body (JSON text, serialised once) and what it consumed. */
 export interface ExecutedTask {
@@ -15,6 +15,8 @@ export interface TaskProcessor<Q extends QueueName = QueueName> {
   readonly queue: Q;
   /** Jobs run at once in this process; WORKER_CONCURRENCY when absent. */
   readonly concurrency?: number;
+  /** BullMQ worker settings, e.g. a backoff strategy of its own. */
+  readonly settings?: WorkerOptions['settings'];
   process(job: Job<PayloadOf<Q>>): Promise<ResultOf<Q>>;
 }
 

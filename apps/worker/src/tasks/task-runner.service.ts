@@ -4,6 +4,7 @@ import { UsageRollups } from '@gateway/metering';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeStore, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
+import { WebhookJobs } from '@gateway/webhooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
@@ -11,7 +12,8 @@ import { ExecutedTask } from './task-processor';
 
 /**
  * Runs one task job: executes it, delivers the outcome (stored in Redis and published to the waiting api
- * instance in one round trip), then records the task once in MongoDB, off the caller's path. A GatewayError is
+ * instance in one round trip), then records the task once in MongoDB, off the caller's path, and enqueues its
+ * webhook: the caller's answer never waits for, nor depends on, the application's receiver. A GatewayError is
  * the task's final answer (bad input, upstream exhausted) and is not retried; any other error is retried by
  * BullMQ and becomes the final answer on the last attempt (STYLE §3).
  */
@@ -23,6 +25,7 @@ export class TaskRunner {
     private readonly limits: LimitsService,
     private readonly rollups: UsageRollups,
     private readonly metrics: MetricsService,
+    private readonly webhookJobs: WebhookJobs,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -69,6 +72,8 @@ export class TaskRunner {
       result: executed?.body,
       error: failure ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param } : undefined,
     });
+    // After the record, which the event describes; a crash before this line reruns the job, so no event is lost.
+    if (data.notify) await this.webhookJobs.enqueue(data.appId, data.taskId, executed ? 'task.succeeded' : 'task.failed');
     await this.outcomes.forget(data.taskId);
     this.rollups.add(
       { appId: data.appId, model: data.resolvedModel, day: base.day },

@@ -30,6 +30,7 @@ export class TaskWorkers implements OnApplicationBootstrap, OnModuleDestroy {
         lockDuration: this.config.JOB_LOCK_MS,
         stalledInterval: this.config.JOB_LOCK_MS,
         maxStalledCount: 2,
+        ...(processor.settings ? { settings: processor.settings } : {}),
       });
       worker.on('error', (error) => this.logger.error({ queue: processor.queue, err: error.message }, 'worker error'));
       worker.on('stalled', (jobId) => this.logger.warn({ queue: processor.queue, taskId: jobId }, 'job stalled; it will run again'));

@@ -134,6 +134,17 @@ export class Env {
   @IsString()
   OUTBOUND_ALLOW_CIDRS = '';
 
+  /**
+   * Delays before each webhook attempt, comma-separated (ms, or with s/m/h): about 10 attempts over 3 days
+   * (DESIGN §4), each with ±20% jitter.
+   */
+  @Matches(/^\s*\d+(ms|s|m|h)?\s*(,\s*\d+(ms|s|m|h)?\s*)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 0,5s,5m,2h' })
+  WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
+
+  /** One webhook attempt may take this long. */
+  @Type(() => Number) @IsInt() @Min(100)
+  WEBHOOK_TIMEOUT_MS = 15_000;
+
   /** Expired images and abandoned inputs are swept this often. */
   @Type(() => Number) @IsInt() @Min(1000)
   MAINTENANCE_INTERVAL_MS = 10 * 60_000;

@@ -32,6 +32,8 @@ export class Application {
   @Prop({ type: Number, default: 0 }) tokenQuota: number;
   @Prop({ type: [String], default: [] }) ipWhitelist: string[];
   @Prop({ type: String }) callbackUrl?: string;
+  /** Set when the receiver answered 410 Gone: no more events until the callback URL is saved again. */
+  @Prop({ type: Date, default: null }) callbackDisabledAt?: Date | null;
   /** AES-256-GCM under MASTER_KEY: iv.tag.ciphertext, base64url. */
   @Prop({ required: true }) secretKeyEnc: string;
   @Prop({ type: String, enum: ['active', 'revoked'], default: 'active' }) status: 'active' | 'revoked';

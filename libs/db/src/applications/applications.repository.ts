@@ -32,6 +32,11 @@ export class ApplicationsRepository {
       .exec();
   }
 
+  /** Only while the URL is still the one that answered 410: a URL saved since then stays enabled. */
+  async disableCallback(appId: string, url: string): Promise<void> {
+    await this.model.updateOne({ _id: appId, callbackUrl: url }, { $set: { callbackDisabledAt: new Date() } }).exec();
+  }
+
   list(ownerId?: string): Promise<ApplicationRecord[]> {
     const filter = ownerId ? { ownerId } : {};
     return this.model.find(filter).sort({ createdAt: 1 }).lean<ApplicationRecord[]>().exec();

@@ -14,6 +14,7 @@ export function principalOf(app: ApplicationRecord, keyId: string, keyExpiresAt?
     tokenQuota: app.tokenQuota,
     ipWhitelist: app.ipWhitelist,
     allowList: new IpAllowList(app.ipWhitelist),
+    webhooks: Boolean(app.callbackUrl && !app.callbackDisabledAt && app.status === 'active'),
     keyExpiresAt: keyExpiresAt ? new Date(keyExpiresAt).getTime() : undefined,
   };
 }

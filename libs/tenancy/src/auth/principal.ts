@@ -12,6 +12,8 @@ export interface Principal {
   tokenQuota: number;
   ipWhitelist: string[];
   allowList: IpAllowList;
+  /** Finished tasks are announced to the application's callback URL (DESIGN §4 webhooks). */
+  webhooks: boolean;
   /** A rotated key in its grace period stops working at this time (epoch ms). */
   keyExpiresAt?: number;
 }

@@ -1,8 +1,10 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
-import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication, UsageDailyRepository } from '@gateway/db';
+import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication, UsageDailyRepository, WebhookDeliveriesRepository, WebhookDelivery } from '@gateway/db';
+import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { CredentialsService } from '../credentials/credentials.service';
+import { CallbackUrls } from '../network/callback-urls';
 
 export type ApplicationSettings = Omit<NewApplication, '_id' | 'secretKeyEnc' | 'ownerId'>;
 
@@ -15,6 +17,9 @@ export class ConsoleApplicationsService {
     private readonly credentials: CredentialsService,
     private readonly usage: UsageDailyRepository,
     private readonly catalog: CatalogService,
+    private readonly callbackUrls: CallbackUrls,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly webhookJobs: WebhookJobs,
   ) {}
 
   async list(ownerId: string) {
@@ -38,7 +43,9 @@ export class ConsoleApplicationsService {
 
   async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>) {
     this.checkModels(changes.scope?.models ?? []);
-    const app = await this.applications.updateOwned(appId, ownerId, changes);
+    await this.callbackUrls.check(changes.callbackUrl);
+    // Saving the callback URL again, even unchanged, re-enables a callback a 410 disabled.
+    const app = await this.applications.updateOwned(appId, ownerId, changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes);
     if (!app) throw notFound(appId);
     return this.present(app);
   }
@@ -77,6 +84,22 @@ export class ConsoleApplicationsService {
     };
   }
 
+  /** Delivery attempts of the application's webhooks, newest first; `before` pages back. */
+  async webhookDeliveries(appId: string, ownerId: string, before?: Date) {
+    await this.owned(appId, ownerId);
+    const attempts = await this.deliveries.listForApp(appId, { before });
+    return { app_id: appId, data: attempts.map(presentDelivery) };
+  }
+
+  /** Sends a delivered or failed event once more (one attempt), even to a callback a 410 disabled. */
+  async redeliver(appId: string, ownerId: string, deliveryId: string) {
+    await this.owned(appId, ownerId);
+    const delivery = await this.deliveries.findForApp(deliveryId, appId);
+    if (!delivery) throw new GatewayError('NotFound', `no webhook delivery ${deliveryId} for this application`, { param: 'delivery_id' });
+    await this.webhookJobs.redeliver(appId, delivery.taskId, delivery.event as WebhookEventType);
+    return { app_id: appId, task_id: delivery.taskId, event: delivery.event, status: 'queued' };
+  }
+
   private async owned(appId: string, ownerId: string): Promise<ApplicationRecord> {
     const app = await this.applications.findOwned(appId, ownerId);
     if (!app) throw notFound(appId);
@@ -104,7 +127,8 @@ export class ConsoleApplicationsService {
       requests_per_minute: app.requestsPerMinute,
       token_quota: app.tokenQuota,
       ip_whitelist: app.ipWhitelist,
-      callback_url: app.callbackUrl ?? null,
+      callback_url: app.callbackUrl || null,
+      callback_disabled_at: app.callbackDisabledAt ? new Date(app.callbackDisabledAt).toISOString() : null,
       status: app.status,
       created_at: new Date(app.createdAt).toISOString(),
       updated_at: new Date(app.updatedAt).toISOString(),
@@ -120,4 +144,22 @@ export class ConsoleApplicationsService {
 
 function notFound(appId: string): GatewayError {
   return new GatewayError('NotFound', `no application ${appId} in your account`, { param: 'id' });
+}
+
+function presentDelivery(delivery: WebhookDelivery) {
+  return {
+    id: delivery._id,
+    task_id: delivery.taskId,
+    event: delivery.event,
+    webhook_id: delivery.webhookId,
+    url: delivery.url,
+    attempt: delivery.attempt,
+    redelivery: delivery.redelivery,
+    outcome: delivery.outcome,
+    http_status: delivery.httpStatus ?? null,
+    error: delivery.error ?? null,
+    duration_ms: delivery.durationMs,
+    response: delivery.responseSnippet ?? null,
+    created_at: new Date(delivery.createdAt).toISOString(),
+  };
 }

@@ -1,5 +1,6 @@
 import { AppConfig, newId, randomBase62 } from '@gateway/common';
 import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
+import { CallbackUrls } from '../network/callback-urls';
 import { Injectable } from '@nestjs/common';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { SecretBox } from './secret-box';
@@ -21,11 +22,13 @@ export class CredentialsService {
     config: AppConfig,
     private readonly applications: ApplicationsRepository,
     private readonly apiKeys: ApiKeysRepository,
+    private readonly callbackUrls: CallbackUrls,
   ) {
     this.box = new SecretBox(config.MASTER_KEY);
   }
 
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
+    await this.callbackUrls.check(input.callbackUrl);
     const secretKey = `ss-${randomBase62(43)}`;
     const application = await this.applications.create({ ...input, _id: newId('app'), secretKeyEnc: this.box.seal(secretKey) });
     const apiKey = await this.issueApiKey(application._id);

@@ -2,7 +2,7 @@ import { APPLICATION_TYPES, ApplicationType, CAPABILITIES } from '@gateway/db';
 import { isValidAllowListEntry } from '@gateway/tenancy';
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateBy, ValidateNested,
+  ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateBy, ValidateIf, ValidateNested,
 } from 'class-validator';
 
 export class ScopeDto {
@@ -59,7 +59,9 @@ class ApplicationFieldsDto {
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsAllowListEntry()
   ip_whitelist?: string[];
 
-  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }) @MaxLength(2048)
+  /** An empty string removes the callback. */
+  @IsOptional() @ValidateIf((dto: { callback_url?: string }) => dto.callback_url !== '')
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }) @MaxLength(2048)
   callback_url?: string;
 }
 

@@ -1,5 +1,6 @@
 import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession } from '@gateway/tenancy';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { GatewayError } from '@gateway/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
@@ -39,6 +40,19 @@ export class ConsoleApplicationsController {
   @HttpCode(200)
   rotate(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: RotateKeyDto) {
     return this.applications.rotateApiKey(id, session.userId, dto.grace_seconds ?? 0);
+  }
+
+  @Get(':id/webhooks')
+  webhooks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query('before') before?: string) {
+    const cursor = before === undefined ? undefined : new Date(before);
+    if (cursor && Number.isNaN(cursor.getTime())) throw new GatewayError('InvalidParameter', 'before must be an ISO 8601 time', { param: 'before' });
+    return this.applications.webhookDeliveries(id, session.userId, cursor);
+  }
+
+  @Post(':id/webhooks/:deliveryId/redeliver')
+  @HttpCode(202)
+  redeliver(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+    return this.applications.redeliver(id, session.userId, deliveryId);
   }
 
   @Post(':id/reset-secret')

@@ -1,0 +1,25 @@
+import mongoose from 'mongoose';
+import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+it('repository on FerretDB', async () => {
+  const conn = await mongoose.createConnection('mongodb://127.0.0.1:27391/whdtest').asPromise();
+  const M = conn.model<WebhookDelivery>(WebhookDelivery.name, WebhookDeliverySchema);
+  await M.init();
+  const repo = new WebhookDeliveriesRepository(M as never);
+  const base = { appId: 'app_a', taskId: 'task_1', event: 'task.succeeded', webhookId: 'msg_task_1_succeeded', url: 'https://x', redelivery: false, durationMs: 5 };
+  const t0 = Date.now();
+  for (let i = 1; i <= 5; i++) await repo.record({ ...base, attempt: i, outcome: i < 5 ? 'retry' : 'delivered', httpStatus: i < 5 ? 503 : 200, createdAt: new Date(t0 + i * 1000) });
+  await repo.record({ ...base, appId: 'app_b', attempt: 1, outcome: 'rejected', error: 'answered HTTP 404' });
+  const page = await repo.listForApp('app_a', { limit: 2 });
+  console.log(page.map((d) => [d._id, d.attempt, d.outcome, d.httpStatus, d.error, d.day]));
+  expect(page.map((d) => d.attempt)).toEqual([5, 4]);
+  const next = await repo.listForApp('app_a', { limit: 10, before: page[1].createdAt });
+  expect(next.map((d) => d.attempt)).toEqual([3, 2, 1]);
+  expect(await repo.findForApp(page[0]._id, 'app_a')).toMatchObject({ attempt: 5, outcome: 'delivered' });
+  expect(await repo.findForApp(page[0]._id, 'app_b')).toBeNull();
+  expect('error' in page[0]).toBe(false);
+  console.log(await M.collection.indexes());
+  expect(await repo.deleteCreatedBefore(new Date(t0 + 3500))).toBe(3);
+  await conn.dropDatabase();
+  await conn.close();
+});

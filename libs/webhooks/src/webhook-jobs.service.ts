@@ -1,0 +1,37 @@
+import { AppConfig, randomBase62 } from '@gateway/common';
+import { QueueName, WebhookJob } from '@gateway/queue';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+import { parseRetrySchedule } from './retry-schedule';
+import type { WebhookEventType } from './webhook-event';
+
+/** Finished jobs stay this long: the job id keeps a rerun task from announcing itself twice meanwhile. */
+const KEEP_SECONDS = 7 * 24 * 3600;
+
+/** Backoff strategy name the webhooks worker answers with the retry schedule. */
+export const WEBHOOK_BACKOFF = 'webhook-schedule';
+
+/** Enqueues webhook deliveries on the `webhooks` queue (DESIGN §4), from workers and from the console. */
+@Injectable()
+export class WebhookJobs {
+  private readonly attempts: number;
+
+  constructor(config: AppConfig, @InjectQueue(QueueName.Webhooks) private readonly queue: Queue<WebhookJob>) {
+    this.attempts = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length;
+  }
+
+  /** The event of a finished task, with the full retry schedule; one job per task, however often it ran. */
+  async enqueue(appId: string, taskId: string, event: WebhookEventType): Promise<void> {
+    await this.queue.add(event, { appId, taskId, event }, this.options(`webhook-${taskId}`, this.attempts));
+  }
+
+  /** Sent again from the console: one attempt, whose result the console lists like any other. */
+  async redeliver(appId: string, taskId: string, event: WebhookEventType): Promise<void> {
+    await this.queue.add(event, { appId, taskId, event, redelivery: true }, this.options(`webhook-${taskId}-again-${randomBase62(8)}`, 1));
+  }
+
+  private options(jobId: string, attempts: number): JobsOptions {
+    return { jobId, attempts, backoff: { type: WEBHOOK_BACKOFF }, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } };
+  }
+}
