@@ -1,4 +1,5 @@
 import { AppConfig, LOGGER } from '@gateway/common';
+import { WebhookDeliveriesRepository } from '@gateway/db';
 import { ImageStore } from '@gateway/imaging';
 import { MaintenanceJob, QueueName } from '@gateway/queue';
 import { InjectQueue } from '@nestjs/bullmq';
@@ -8,10 +9,13 @@ import { Logger } from 'pino';
 import { TaskProcessor } from '../tasks/task-processor';
 
 const EXPIRE_FILES = 'expire-files';
+/** Webhook attempts stay listed in the console this long: the retry schedule spans about 3 days. */
+const DELIVERY_HISTORY_MS = 30 * 24 * 3600 * 1000;
 
 /**
  * Housekeeping on a BullMQ job scheduler: however many workers run, one sweep happens per interval. Expired
- * images and abandoned inputs are deleted here because TTL indexes are outside the portable subset (DESIGN §5).
+ * images, abandoned inputs and old webhook attempts are deleted here because TTL indexes are outside the portable
+ * subset (DESIGN §5).
  */
 @Injectable()
 export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance>, OnApplicationBootstrap {
@@ -22,6 +26,7 @@ export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance
     private readonly config: AppConfig,
     @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue<MaintenanceJob>,
     private readonly store: ImageStore,
+    private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -36,6 +41,7 @@ export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance
   async process(job: Job<MaintenanceJob>): Promise<void> {
     if (job.data.kind !== 'expire-files') return;
     const deleted = await this.store.deleteExpired();
-    if (deleted.images + deleted.inputs > 0) this.logger.info(deleted, 'expired files deleted');
+    const deliveries = await this.deliveries.deleteCreatedBefore(new Date(Date.now() - DELIVERY_HISTORY_MS));
+    if (deleted.images + deleted.inputs + deliveries > 0) this.logger.info({ ...deleted, deliveries }, 'expired files and old webhook attempts deleted');
   }
 }
