@@ -3,7 +3,7 @@ import { CredentialsService } from '@gateway/tenancy';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient } from '../helpers/console';
-import { createApplication, postJson, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import { applicationInput, createApplication, postJson, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -121,13 +121,13 @@ describe('webhooks', () => {
 
   it('refuses a callback URL pointing at 127.0.0.1 unless the development flag allows it', async () => {
     const credentials = api.app.get(CredentialsService);
-    const refused = credentials.createApplication({ ...defaults('loopback'), callbackUrl: 'http://127.0.0.1:9/hooks' });
+    const refused = credentials.createApplication(applicationInput('loopback', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
     await expect(refused).rejects.toMatchObject({ code: 'InvalidParameter', param: 'callback_url' });
-    await expect(credentials.createApplication({ ...defaults('metadata'), callbackUrl: 'http://169.254.169.254/latest' })).rejects.toMatchObject({ code: 'InvalidParameter' });
+    await expect(credentials.createApplication(applicationInput('metadata', { callbackUrl: 'http://169.254.169.254/latest' }))).rejects.toMatchObject({ code: 'InvalidParameter' });
 
     const devApi = await startApi(testEnv({ OUTBOUND_ALLOW_PRIVATE: 'true' }));
     try {
-      const created = await devApi.app.get(CredentialsService).createApplication({ ...defaults('dev'), callbackUrl: 'http://127.0.0.1:9/hooks' });
+      const created = await devApi.app.get(CredentialsService).createApplication(applicationInput('dev', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
       expect(created.application.callbackUrl).toBe('http://127.0.0.1:9/hooks');
     } finally {
       await devApi.close();
@@ -174,19 +174,3 @@ describe('webhooks', () => {
     expect((await console.call('GET', `/applications/${created.body.id}/webhooks`, other)).status).toBe(404);
   });
 });
-
-function defaults(name: string) {
-  return {
-    name,
-    description: '',
-    type: 'backend' as const,
-    usageScenario: '',
-    expectedVolume: 0,
-    scope: { capabilities: [], models: [] },
-    dailyCallLimit: 0,
-    concurrencyLimit: 0,
-    requestsPerMinute: 0,
-    tokenQuota: 0,
-    ipWhitelist: [],
-  };
-}

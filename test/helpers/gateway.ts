@@ -65,8 +65,9 @@ export function spawnWorker(env: EnvSource): ChildProcess {
   });
 }
 
-export async function createApplication(api: RunningApi, name = 'test-app', settings: Partial<ApplicationInput> = {}): Promise<IssuedCredentials> {
-  const issued = await api.app.get(CredentialsService).createApplication({
+/** An application with no limits, scope or callback: what tests start from. */
+export function applicationInput(name: string, settings: Partial<ApplicationInput> = {}): ApplicationInput {
+  return {
     name,
     description: '',
     type: 'backend',
@@ -79,7 +80,11 @@ export async function createApplication(api: RunningApi, name = 'test-app', sett
     tokenQuota: 0,
     ipWhitelist: [],
     ...settings,
-  });
+  };
+}
+
+export async function createApplication(api: RunningApi, name = 'test-app', settings: Partial<ApplicationInput> = {}): Promise<IssuedCredentials> {
+  const issued = await api.app.get(CredentialsService).createApplication(applicationInput(name, settings));
   return { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey };
 }
 
