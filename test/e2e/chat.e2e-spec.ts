@@ -58,7 +58,7 @@ describe('POST /v1/chat/completions', () => {
     ['no messages', { messages: [] }, 'InvalidParameter', 'messages'],
     ['five stop sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }, 'InvalidParameter', 'stop'],
     ['max_tokens over the model limit', { max_tokens: 100_000 }, 'InvalidParameter', 'max_tokens'],
-    ['stream, not served yet', { stream: true }, 'UnsupportedParameter', 'stream'],
+    ['stream_options without stream', { stream_options: { include_usage: true } }, 'InvalidParameter', 'stream_options'],
     ['a model without a configured provider', { model: 'unrouted-chat' }, 'ModelNotFound', 'model'],
     ['an embeddings model', { model: 'text-embedding-v4' }, 'ModelNotFound', 'model'],
   ])('rejects %s with 400', async (_name, patch, code, param) => {

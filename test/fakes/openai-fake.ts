@@ -23,6 +23,8 @@ export interface FakeOptions {
   apiKey?: string;
   /** Fixed chat answer; by default the fake echoes the last user message. */
   chatReply?: string;
+  /** Pause between streamed chat chunks, in ms. */
+  streamChunkDelayMs?: number;
   /** Answer image edits with a `url` to the file instead of `b64_json`, as some compatible servers do. */
   imagesAsUrl?: boolean;
 }
@@ -47,6 +49,8 @@ export interface ReceivedImage {
  */
 export class OpenAiFake {
   readonly calls: { path: string; body: any; at: number }[] = [];
+  /** Streamed chat answers: content chunks planned and sent, and whether the client left before the end. */
+  readonly streamed: { total: number; sent: number; closedEarly: boolean }[] = [];
   inFlight = 0;
   maxInFlight = 0;
   private server?: Server;
@@ -70,6 +74,7 @@ export class OpenAiFake {
 
   reset(): void {
     this.calls.length = 0;
+    this.streamed.length = 0;
     this.failures = [];
     this.maxInFlight = 0;
     this.files.clear();
@@ -125,6 +130,7 @@ export class OpenAiFake {
         return send(res, status, failure.body ?? error, status === 429 ? { 'retry-after': '0' } : {});
       }
       if (req.method === 'POST' && path === '/v1/embeddings') return send(res, 200, this.embeddings(body));
+      if (req.method === 'POST' && path === '/v1/chat/completions' && body.stream) return await this.chatStream(body, res);
       if (req.method === 'POST' && path === '/v1/chat/completions') return send(res, 200, this.chat(body));
       if (req.method === 'POST' && path === '/v1/images/edits') {
         const { status, answer } = await this.imageEdit(body, files);
@@ -161,6 +167,33 @@ export class OpenAiFake {
       choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
+  }
+
+  /**
+   * OpenAI's streamed chat: SSE `chat.completion.chunk` events (the role, then the answer word by word, then the
+   * finish reason), a usage chunk when `stream_options.include_usage` is set, then `data: [DONE]`. Records how many
+   * content chunks went out before the client hung up, in `streamed`.
+   */
+  private async chatStream(body: any, res: ServerResponse): Promise<void> {
+    const whole = this.chat(body);
+    const base = { id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: body.model };
+    const pieces = whole.choices[0].message.content.split(/(?<= )/);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const record = { total: pieces.length, sent: 0, closedEarly: false };
+    this.streamed.push(record);
+    res.once('close', () => (record.closedEarly = !res.writableFinished));
+    event({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    for (const piece of pieces) {
+      if (res.destroyed) return;
+      if (this.options.streamChunkDelayMs) await new Promise((r) => setTimeout(r, this.options.streamChunkDelayMs));
+      if (res.destroyed) return;
+      event({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+      record.sent++;
+    }
+    event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    if (body.stream_options?.include_usage) event({ ...base, choices: [], usage: whole.usage });
+    res.end('data: [DONE]\n\n');
   }
 
   /** Validates like OpenAI's edit endpoint, then edits the last image: resized to `size` (default 1024x1024), tinted per prompt. */

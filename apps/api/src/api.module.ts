@@ -22,6 +22,7 @@ import { ImageEditController } from './v1/images/image-edit.controller';
 import { ImageEditRequestService } from './v1/images/image-edit-request.service';
 import { ModelsController } from './v1/models/models.controller';
 import { IdempotentRequests } from './v1/idempotent-requests.service';
+import { TaskStreamResponder } from './v1/task-stream-responder';
 import { TaskSubmissionService } from './v1/task-submission.service';
 import { RecordedOutcomes } from './v1/tasks/recorded-outcomes.service';
 import { TasksController } from './v1/tasks/tasks.controller';
@@ -57,6 +58,7 @@ export class ApiModule implements OnModuleInit {
         ConsoleSessionGuard,
         TaskSubmissionService,
         IdempotentRequests,
+        TaskStreamResponder,
         RecordedOutcomes,
         TaskViewService,
         EmbeddingsRequestService,

@@ -17,7 +17,7 @@ export interface RoutedAnswer<T> {
   providerMs: number;
 }
 
-type Operation = 'embed' | 'chat' | 'editImage';
+type Operation = 'embed' | 'chat' | 'chatStream' | 'editImage';
 
 /**
  * Calls a model through its routes (DESIGN §6): retryable failures (network, timeout, 429, 5xx) are retried with

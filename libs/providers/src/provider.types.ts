@@ -54,11 +54,27 @@ export interface ImageEditAnswer {
   revisedPrompt?: string;
 }
 
+/** One OpenAI `chat.completion.chunk` object, as the upstream sent it (or as the local model produced it). */
+export interface ChatChunk {
+  id?: string;
+  object?: string;
+  created?: number;
+  model?: string;
+  choices: { index: number; delta: { role?: string; content?: string | null; [field: string]: unknown }; finish_reason: string | null; [field: string]: unknown }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  [field: string]: unknown;
+}
+
 /** One way of reaching models. Adapters throw ProviderError so the router can tell retryable failures apart. */
 export interface ModelProvider {
   readonly name: ProviderName;
   embed?(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer>;
   chat?(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer>;
+  /**
+   * A streamed chat completion: every chunk goes to `onChunk` as it arrives; resolves with the whole answer once
+   * the stream ends, or once `signal` aborts it (then with what was generated so far, finish reason `cancelled`).
+   */
+  chatStream?(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<ChatAnswer>;
   editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
 }
 

@@ -1,15 +1,16 @@
 // The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
+import { createParser } from 'eventsource-parser';
 import { Agent, Dispatcher, FormData, request } from 'undici';
 import { failureFromNetworkError, failureFromResponse } from './http-failure';
 import { ProviderError } from './provider.types';
 
-/** Largest generated image accepted from an upstream, inline or downloaded. */
 /** A pooled keep-alive client for one provider's upstreams; each phase bounded by the upstream timeout. */
 export function upstreamAgent(timeoutMs: number, connections: number): Agent {
   return new Agent({ keepAliveTimeout: 30_000, connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 }
 
+/** Largest generated image accepted from an upstream, inline or downloaded. */
 export const MAX_RESULT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export interface UpstreamRequestOptions {
@@ -50,6 +51,48 @@ export async function postToUpstream<T>(url: string, body: string | FormData, op
     return JSON.parse(text) as T;
   } catch {
     throw new ProviderError('upstream answered with invalid JSON', 'retryable', response.statusCode);
+  }
+}
+
+/**
+ * POSTs JSON to an endpoint that answers Server-Sent Events and hands each event's data to `onData` as it
+ * arrives (eventsource-parser does the framing: multi-line data, comments, CRLF, split chunks). Resolves when the
+ * stream ends; an HTTP error before the stream is a ProviderError like any other call's.
+ */
+export async function streamFromUpstream(
+  url: string,
+  body: string,
+  options: UpstreamRequestOptions & { stop: AbortSignal },
+  onData: (data: string) => Promise<void>,
+): Promise<void> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      dispatcher: options.dispatcher,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+      body,
+      // `stop` ends the stream early on purpose (the client left); `signal` bounds the whole call.
+      signal: AbortSignal.any([options.signal, options.stop]),
+    });
+  } catch (error) {
+    throw failureFromNetworkError(error as Error);
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const text = await response.body.text().catch(() => '');
+    throw failureFromResponse(response.statusCode, text, response.headers['retry-after']);
+  }
+  const events: string[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event.data) });
+  try {
+    for await (const chunk of response.body) {
+      parser.feed(chunk.toString('utf8'));
+      // In order, each awaited: a chunk reaches the caller's stream before the next is read.
+      while (events.length > 0) await onData(events.shift()!);
+    }
+  } catch (error) {
+    if (options.stop.aborted) return;
+    throw failureFromNetworkError(error as Error);
   }
 }
 

@@ -7,3 +7,4 @@ export * from './redis-connections';
 export * from './queue.module';
 export * from './task-gateway.service';
 export * from './idempotency-store';
+export * from './task-streams';

@@ -58,6 +58,8 @@ export interface ChatJob extends TaskEnvelope {
   stop?: string[];
   seed?: number;
   user?: string;
+  /** Stream the answer as chunks (TaskStreams) as well as answering the whole completion. */
+  stream?: { includeUsage: boolean };
 }
 
 /**

@@ -6,6 +6,7 @@ import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
 import { OutcomeStore } from './outcome-store.service';
 import { IdempotencyStore } from './idempotency-store';
+import { TaskStreams } from './task-streams';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -19,6 +20,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams] };
   }
 }

@@ -6,6 +6,7 @@ import { Inject, Injectable, RawBodyRequest } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { IdempotentRequests } from './idempotent-requests.service';
+import { TaskStreamResponder } from './task-stream-responder';
 import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } from './request-modes';
 
 export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
@@ -44,6 +45,7 @@ export class TaskSubmissionService {
     private readonly tasks: TasksRepository,
     private readonly limits: LimitsService,
     private readonly idempotent: IdempotentRequests,
+    private readonly streamResponder: TaskStreamResponder,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -59,7 +61,25 @@ export class TaskSubmissionService {
     );
   }
 
-  private async execute<Q extends TaskQueueName>(submission: Submission<Q>, mode: ResponseMode, taskId: string, hooks?: EnqueueHooks): Promise<string> {
+  /**
+   * A streamed answer (chat `stream: true`): enqueued like an async task, then relayed from the task's Redis
+   * Stream as SSE. Not replayable, so an Idempotency-Key is refused rather than silently ignored.
+   */
+  async stream<Q extends TaskQueueName>(submission: Submission<Q>): Promise<void> {
+    const { http, principal } = submission;
+    assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
+    if (responseModeOf(http.request) === 'async') {
+      throw new GatewayError('UnsupportedParameter', 'stream: true cannot be combined with X-Async: enable', { param: 'X-Async' });
+    }
+    if (idempotencyKeyOf(http.request) !== undefined) {
+      throw new GatewayError('UnsupportedParameter', 'Idempotency-Key cannot be used with stream: true: a stream cannot be replayed', { param: 'Idempotency-Key' });
+    }
+    const taskId = newId('task');
+    await this.execute(submission, 'stream', taskId);
+    await this.streamResponder.relay(taskId, http);
+  }
+
+  private async execute<Q extends TaskQueueName>(submission: Submission<Q>, mode: ResponseMode | 'stream', taskId: string, hooks?: EnqueueHooks): Promise<string> {
     const { http, principal } = submission;
     let admission: Admission | undefined;
     let enqueued = false;
@@ -77,6 +97,7 @@ export class TaskSubmissionService {
       if (mode === 'sync') return await this.hold(submission, payload, onEnqueued);
       await this.gateway.submit(submission.queue, payload);
       await onEnqueued();
+      if (mode === 'stream') return '';
       http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
       return JSON.stringify({ task_id: taskId, status: 'queued' });
     } catch (error) {

@@ -3,9 +3,11 @@ import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
+import { countTokens } from '../local/hash-embedder';
 import {
   ChatAnswer,
   ChatCall,
+  ChatChunk,
   EmbeddingsAnswer,
   EmbeddingsCall,
   ImageEditAnswer,
@@ -13,7 +15,7 @@ import {
   ModelProvider,
   ProviderError,
 } from '../provider.types';
-import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
+import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, streamFromUpstream, upstreamAgent } from '../upstream-http';
 
 /** The JSON answer carries the image in base64 (4/3 of its size) plus a little JSON. */
 const MAX_IMAGES_ANSWER_BYTES = Math.ceil((MAX_RESULT_IMAGE_BYTES * 4) / 3) + 64 * 1024;
@@ -66,17 +68,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
   }
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
-    const body = await this.post<OpenAiChatBody>(route, '/chat/completions', {
-      model: route.model,
-      messages: call.messages,
-      max_tokens: call.maxTokens,
-      temperature: call.temperature,
-      top_p: call.topP,
-      stop: call.stop,
-      seed: call.seed,
-      user: call.user,
-      stream: false,
-    });
+    const body = await this.post<OpenAiChatBody>(route, '/chat/completions', { ...chatPayload(route, call), stream: false });
     const choice = body.choices?.[0];
     if (!choice) throw new ProviderError('upstream returned no choices', 'retryable');
     return {
@@ -84,6 +76,39 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       finishReason: choice.finish_reason ?? 'stop',
       promptTokens: body.usage?.prompt_tokens ?? 0,
       completionTokens: body.usage?.completion_tokens ?? 0,
+    };
+  }
+
+  /**
+   * Passes the upstream's SSE chunks through as they arrive. Usage is always asked for (stream_options), so tokens
+   * are counted even when the caller does not want the usage chunk; without one, the text is counted here.
+   */
+  async chatStream(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+    const payload = { ...chatPayload(route, call), stream: true, stream_options: { include_usage: true } };
+    let content = '';
+    let finishReason = 'stop';
+    let usage: ChatChunk['usage'];
+    const options = { dispatcher: this.agent, apiKey: route.apiKey, signal: AbortSignal.timeout(this.timeoutMs), stop };
+    await streamFromUpstream(`${route.baseUrl}/chat/completions`, JSON.stringify(payload), options, async (data) => {
+      if (data === '[DONE]') return;
+      let chunk: ChatChunk;
+      try {
+        chunk = JSON.parse(data) as ChatChunk;
+      } catch {
+        throw new ProviderError('upstream sent a stream event that is not JSON', 'retryable');
+      }
+      const choice = chunk.choices?.[0];
+      if (choice?.delta?.content) content += choice.delta.content;
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      if (chunk.usage) usage = chunk.usage;
+      await onChunk(chunk);
+    });
+    if (stop.aborted) finishReason = 'cancelled';
+    return {
+      content,
+      finishReason,
+      promptTokens: usage?.prompt_tokens ?? call.messages.reduce((sum, message) => sum + countTokens(message.content), 0),
+      completionTokens: usage?.completion_tokens ?? countTokens(content),
     };
   }
 
@@ -139,4 +164,17 @@ function imageEditForm(model: string, call: ImageEditCall): FormData {
 function extensionOf(mime: string): string {
   const subtype = mime.split('/')[1] ?? 'png';
   return subtype === 'jpeg' ? 'jpg' : subtype;
+}
+
+function chatPayload(route: ResolvedRoute, call: ChatCall) {
+  return {
+    model: route.model,
+    messages: call.messages,
+    max_tokens: call.maxTokens,
+    temperature: call.temperature,
+    top_p: call.topP,
+    stop: call.stop,
+    seed: call.seed,
+    user: call.user,
+  };
 }

@@ -15,10 +15,7 @@ export class ChatRequestService {
 
   check(dto: ChatCompletionRequestDto): { resolvedModel: string; estimatedTokens: number; request: Omit<ChatJob, keyof TaskEnvelope> } {
     const { spec } = this.catalog.resolve(dto.model, 'chat');
-    if (dto.stream) {
-      throw new GatewayError('UnsupportedParameter', 'stream is not available on this gateway yet; send stream: false', { param: 'stream' });
-    }
-    if (dto.stream_options) {
+    if (dto.stream_options && !dto.stream) {
       throw new GatewayError('InvalidParameter', 'stream_options is only allowed with stream: true', { param: 'stream_options' });
     }
     const maxTokens = spec.limits.max_tokens;
@@ -37,6 +34,7 @@ export class ChatRequestService {
         stop: typeof dto.stop === 'string' ? [dto.stop] : dto.stop,
         seed: dto.seed,
         user: dto.user,
+        ...(dto.stream ? { stream: { includeUsage: dto.stream_options?.include_usage ?? false } } : {}),
       },
     };
   }

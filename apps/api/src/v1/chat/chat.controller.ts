@@ -11,16 +11,17 @@ import { ChatRequestService } from './chat-request.service';
 export class ChatController {
   constructor(private readonly requests: ChatRequestService, private readonly submissions: TaskSubmissionService) {}
 
+  /** Answers itself (not passthrough): a streamed completion takes the connection over for its SSE. */
   @Post()
   @HttpCode(200)
-  create(
+  async create(
     @Body() dto: ChatCompletionRequestDto,
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Res() reply: FastifyReply,
   ) {
     const checked = this.requests.check(dto);
-    return this.submissions.run({
+    const submission = {
       queue: QueueName.Chat,
       endpoint: 'chat.completions',
       capability: 'chat',
@@ -30,6 +31,8 @@ export class ChatController {
       resolvedModel: checked.resolvedModel,
       request: checked.request,
       http: { request, reply },
-    });
+    } as const;
+    if (dto.stream) return this.submissions.stream(submission);
+    return reply.send(await this.submissions.run(submission));
   }
 }

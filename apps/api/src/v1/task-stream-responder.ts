@@ -1,0 +1,70 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppConfig, GatewayError, LOGGER, toEnvelope } from '@gateway/common';
+import { StreamEntry, TaskStreams } from '@gateway/queue';
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from 'pino';
+
+/**
+ * Relays a task's Redis Stream to its client as Server-Sent Events (OpenAI's format: `data: {chunk}` events, then
+ * `data: [DONE]`). Until the first entry the answer is still an ordinary HTTP one, so a request that fails before
+ * producing anything gets its proper status and error envelope; after that, an error ends the stream with an
+ * `error` event. A client that disconnects cancels the task, which stops generating at its next chunk.
+ */
+@Injectable()
+export class TaskStreamResponder {
+  constructor(private readonly config: AppConfig, private readonly streams: TaskStreams, @Inject(LOGGER) private readonly logger: Logger) {}
+
+  async relay(taskId: string, http: { request: FastifyRequest; reply: FastifyReply }): Promise<void> {
+    const { reply } = http;
+    const reader = new AbortController();
+    let finished = false;
+    const onClose = () => {
+      if (finished) return;
+      reader.abort();
+      void this.streams.cancel(taskId).catch((error) => this.logger.warn({ taskId, err: (error as Error).message }, 'could not cancel stream'));
+    };
+    reply.raw.once('close', onClose);
+    try {
+      const entries = this.streams.read(taskId, reader.signal);
+      const first = await this.firstEntry(entries, taskId);
+      if (!first) return;
+      if ('error' in first) throw GatewayError.from(first.error);
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        // Proxies such as nginx would otherwise buffer the events.
+        'x-accel-buffering': 'no',
+        'x-request-id': http.request.id,
+        'x-task-id': taskId,
+      });
+      for (let entry: StreamEntry | undefined = first; entry; entry = (await entries.next()).value as StreamEntry | undefined) {
+        if ('chunk' in entry) reply.raw.write(`data: ${entry.chunk}\n\n`);
+        else if ('done' in entry) reply.raw.write('data: [DONE]\n\n');
+        else reply.raw.write(`data: ${JSON.stringify(toEnvelope(GatewayError.from(entry.error), http.request.id))}\n\n`);
+        if (!('chunk' in entry)) break;
+      }
+      finished = true;
+      reply.raw.end();
+    } finally {
+      finished = true;
+      reply.raw.removeListener('close', onClose);
+      reader.abort();
+    }
+  }
+
+  /** The first entry, or 504 once SYNC_TIMEOUT_MS passes without one (no worker took the task). */
+  private async firstEntry(entries: AsyncGenerator<StreamEntry>, taskId: string): Promise<StreamEntry | undefined> {
+    const timer = new AbortController();
+    const timeout = sleep(this.config.SYNC_TIMEOUT_MS, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const);
+    const first = await Promise.race([entries.next(), timeout]).finally(() => timer.abort());
+    if (first === 'timeout' || first === 'cancelled') {
+      throw new GatewayError('Timeout', `the stream did not start within ${this.config.SYNC_TIMEOUT_MS} ms; fetch the result with GET /v1/tasks/${taskId}`, {
+        details: { task_id: taskId },
+      });
+    }
+    return first.value as StreamEntry | undefined;
+  }
+}
