@@ -4,6 +4,7 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const services = require('./services');
+const { ensureModels } = require('./models');
 
 const root = path.resolve(__dirname, '..');
 const EMBEDDED_REDIS_PORT = 6390;
@@ -12,6 +13,7 @@ const EMBEDDED_MONGO_PORT = 27027;
 async function main() {
   services.ensureNodeModules(root);
   services.ensureBuilt(root);
+  if (process.env.LOCAL_MODELS !== 'off') await ensureModels({ root });
   const env = { ...process.env, MASTER_KEY: services.ensureMasterKey(root) };
   const started = [];
 

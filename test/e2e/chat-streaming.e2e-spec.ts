@@ -73,7 +73,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
     });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.code).toBe('InvalidParameter');
+    expect(((await response.json()) as any).error.code).toBe('InvalidParameter');
   });
 
   it('stops generating when the client disconnects mid-stream, and records the usage of what was generated', async () => {
@@ -109,14 +109,14 @@ describe('POST /v1/chat/completions with stream: true', () => {
   });
 
   it('refuses stream with X-Async or an Idempotency-Key', async () => {
-    for (const header of [{ 'x-async': 'enable' }, { 'idempotency-key': 'k1' }]) {
+    for (const header of [{ 'x-async': 'enable' }, { 'idempotency-key': 'k1' }] as Record<string, string>[]) {
       const response = await fetch(`${api.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...header },
         body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
       });
       expect(response.status).toBe(400);
-      expect((await response.json()).error.code).toBe('UnsupportedParameter');
+      expect(((await response.json()) as any).error.code).toBe('UnsupportedParameter');
     }
   });
 });

@@ -26,6 +26,8 @@ export function testEnv(overrides: EnvSource = {}): EnvSource {
     MASTER_KEY,
     MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models.yaml'),
     UPSTREAM_RETRY_BASE_MS: 20,
+    // Each worker would load the local models (about 2.5 s, 300 MB); the suites that use them turn them on.
+    LOCAL_MODELS: 'off',
     WAIT_RECHECK_INTERVAL_MS: 500,
     ...overrides,
   };

@@ -145,6 +145,33 @@ export class Env {
   @Type(() => Number) @IsInt() @Min(100)
   WEBHOOK_TIMEOUT_MS = 15_000;
 
+  /**
+   * Run the local chat and embedding models (GGUF, CPU, fetched by scripts/models.js) in this worker; `off` for
+   * upstream-only workers, which then never load them.
+   */
+  @IsIn(['on', 'off'])
+  LOCAL_MODELS: 'on' | 'off' = 'on';
+
+  /** Where scripts/models.js placed the model files and their manifest (models.json). */
+  @IsString()
+  LOCAL_MODELS_DIR = '.data/models';
+
+  /** Chat generations the local model runs at once per worker (each in its own context); more wait in line. */
+  @Type(() => Number) @IsInt() @Min(1) @Max(8)
+  LOCAL_CHAT_CONCURRENCY = 1;
+
+  /** Embedding batches the local model runs at once per worker. */
+  @Type(() => Number) @IsInt() @Min(1) @Max(8)
+  LOCAL_EMBEDDING_CONCURRENCY = 1;
+
+  /** CPU threads per local inference; 0: one per core. */
+  @Type(() => Number) @IsInt() @Min(0) @Max(256)
+  LOCAL_MODEL_THREADS = 0;
+
+  /** prompt_extend asks the local chat model for at most this long, then falls back to the rule-based rewrite. */
+  @Type(() => Number) @IsInt() @Min(100)
+  PROMPT_EXTEND_TIMEOUT_MS = 5_000;
+
   /** Expired images and abandoned inputs are swept this often. */
   @Type(() => Number) @IsInt() @Min(1000)
   MAINTENANCE_INTERVAL_MS = 10 * 60_000;

@@ -1,10 +1,26 @@
 import type { ResolvedRoute } from '@gateway/catalog';
+import { AppConfig, LOGGER } from '@gateway/common';
 import { editedSize, extendPrompt, LocalEditEngine, outputGeometry } from '@gateway/imaging';
-import { Injectable } from '@nestjs/common';
-import { EmbeddingsAnswer, EmbeddingsCall, ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError } from '../provider.types';
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
+import {
+  ChatAnswer, ChatCall, ChatChunk, EmbeddingsAnswer, EmbeddingsCall, ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError,
+} from '../provider.types';
 import { countTokens, hashEmbedding } from './hash-embedder';
+import { LocalModels } from './local-models.service';
 
 const DEFAULT_DIMENSIONS = 1024;
+
+/** Route model names of the local models (config/models.yaml). */
+export const LOCAL_MODEL_NAMES = {
+  chat: 'smollm2-135m-instruct',
+  embedding: 'all-minilm-l6-v2',
+  hashEmbedding: 'hash-embedding-v1',
+  imageEdit: 'local-image-edit',
+} as const;
+
+/** prompt_extend asks the chat model for a rewrite this long at most. */
+const PROMPT_EXTEND_MAX_TOKENS = 96;
 
 /** Models that run inside the worker with no network. */
 @Injectable()
@@ -12,8 +28,11 @@ export class LocalProvider implements ModelProvider {
   readonly name = 'local' as const;
   private readonly editor = new LocalEditEngine();
 
+  constructor(private readonly config: AppConfig, private readonly models: LocalModels, @Inject(LOGGER) private readonly logger: Logger) {}
+
   async embed(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
-    if (route.model !== 'hash-embedding-v1') throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    if (route.model === LOCAL_MODEL_NAMES.embedding) return this.models.embed(call.input, call.dimensions);
+    if (route.model !== LOCAL_MODEL_NAMES.hashEmbedding) throw new ProviderError(`local model ${route.model} is not available`, 'route');
     const dimensions = call.dimensions ?? DEFAULT_DIMENSIONS;
     return {
       vectors: call.input.map((text) => hashEmbedding(text, dimensions)),
@@ -21,9 +40,34 @@ export class LocalProvider implements ModelProvider {
     };
   }
 
+  async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
+    this.assertChatModel(route);
+    return this.models.chat(chatRequest(call));
+  }
+
+  /** OpenAI-shaped chunks from the local model's text as it is generated: the role, the deltas, the finish, the usage. */
+  async chatStream(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+    this.assertChatModel(route);
+    const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
+    // Deltas arrive synchronously; chaining keeps them in order while each append awaits Redis.
+    let delivered = onChunk(chunk({ role: 'assistant', content: '' }, null));
+    const answer = await this.models.chat(chatRequest(call), (text) => (delivered = delivered.then(() => onChunk(chunk({ content: text }, null)))), stop);
+    await delivered;
+    await onChunk(chunk({}, answer.finishReason));
+    const usage = { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens, total_tokens: answer.promptTokens + answer.completionTokens };
+    await onChunk({ object: 'chat.completion.chunk', choices: [], usage });
+    return answer;
+  }
+
   /** The embedded image editor: instruction-driven sharp operations, deterministic for a seed and variation. */
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
-    if (route.model !== 'local-image-edit') throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    if (route.model !== LOCAL_MODEL_NAMES.imageEdit) throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    const rewritten = call.promptExtend ? await this.extendPrompt(call.prompt, call.images.length) : undefined;
+    // The editor acts on the caller's words (a model's rewrite may drop the keywords it understands), widened by
+    // the rule-based expansion; the rewrite is what revised_prompt shows.
     const prompt = call.promptExtend ? extendPrompt(call.prompt, call.images.length) : call.prompt;
     // Without a size, the output takes the edited picture's shape (a rotated or side-by-side result is not
     // letterboxed); for edits that keep the shape that is the last image's aspect, as DESIGN §4 asks.
@@ -37,7 +81,50 @@ export class LocalProvider implements ModelProvider {
       output,
       watermark: call.watermark ?? false,
     });
-    // The prompt as used (cut or rewritten, DESIGN §4), then the editor's account of what it applied and what not.
-    return { image: result.png, revisedPrompt: `${prompt}\n\n${result.revisedPrompt}` };
+    // The prompt as used (cut, or rewritten, DESIGN §4), then the editor's account of what it applied and what not.
+    return { image: result.png, revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}` };
   }
+
+  /**
+   * prompt_extend with the local chat model when this worker has it: bounded in tokens and time, and the
+   * rule-based rewrite whenever the model is absent, slow, or answers nothing usable.
+   */
+  private async extendPrompt(prompt: string, imageCount: number): Promise<string> {
+    if (!this.models.chatAvailable) return extendPrompt(prompt, imageCount);
+    const signal = AbortSignal.timeout(this.config.PROMPT_EXTEND_TIMEOUT_MS);
+    try {
+      const answer = await this.models.chat(
+        {
+          messages: [
+            { role: 'system', content: 'You rewrite short image-editing instructions into one clear, detailed instruction. Keep the language of the instruction. Answer with the rewritten instruction only.' },
+            { role: 'user', content: prompt },
+          ],
+          maxTokens: PROMPT_EXTEND_MAX_TOKENS,
+          temperature: 0,
+        },
+        undefined,
+        signal,
+      );
+      const text = answer.content.trim();
+      return answer.finishReason !== 'cancelled' && text.length > 0 ? text : extendPrompt(prompt, imageCount);
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, 'prompt_extend with the local chat model failed; using the rule-based rewrite');
+      return extendPrompt(prompt, imageCount);
+    }
+  }
+
+  private assertChatModel(route: ResolvedRoute): void {
+    if (route.model !== LOCAL_MODEL_NAMES.chat) throw new ProviderError(`local model ${route.model} is not available`, 'route');
+  }
+}
+
+function chatRequest(call: ChatCall) {
+  return {
+    messages: call.messages.map(({ role, content }) => ({ role: role as 'system' | 'user' | 'assistant', content })),
+    maxTokens: call.maxTokens,
+    temperature: call.temperature,
+    topP: call.topP,
+    seed: call.seed,
+    stop: call.stop,
+  };
 }
