@@ -66,8 +66,10 @@ async function ensureModels({ root = path.resolve(__dirname, '..'), log = defaul
   fs.mkdirSync(dir, { recursive: true });
   const chatModelPath = await resolveModel('chat', env.LOCAL_CHAT_MODEL, env.LOCAL_CHAT_MODEL_SHA256, dir, log);
   const embeddingModelPath = await resolveModel('embedding', env.LOCAL_EMBEDDING_MODEL, env.LOCAL_EMBEDDING_MODEL_SHA256, dir, log);
-  // The worker loads whatever this manifest names (LOCAL_MODELS_DIR/models.json), overrides included.
-  writeAtomically(path.join(dir, 'models.json'), Buffer.from(`${JSON.stringify({ chatModelPath, embeddingModelPath }, null, 2)}\n`));
+  // The worker loads whatever this manifest names (LOCAL_MODELS_DIR/models.json), overrides included; paths are
+  // relative to the directory, so it can be mounted elsewhere (e.g. into a container).
+  const manifest = { chatModelPath: path.relative(dir, chatModelPath), embeddingModelPath: path.relative(dir, embeddingModelPath) };
+  writeAtomically(path.join(dir, 'models.json'), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
   return { chatModelPath, embeddingModelPath };
 }
 

@@ -70,7 +70,8 @@ function readManifest(dir: string): ModelsManifest | null {
   const file = path.resolve(dir, 'models.json');
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as ModelsManifest;
-  const present = (model?: string) => (model && existsSync(model) ? model : undefined);
+  // Relative to the manifest's directory (absolute paths stay as they are).
+  const present = (model?: string) => (model && existsSync(path.resolve(dir, model)) ? path.resolve(dir, model) : undefined);
   const found = { chatModelPath: present(manifest.chatModelPath), embeddingModelPath: present(manifest.embeddingModelPath) };
   return found.chatModelPath || found.embeddingModelPath ? found : null;
 }
