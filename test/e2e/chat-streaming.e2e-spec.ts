@@ -38,7 +38,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
     const contentChunks = chunks.filter((chunk) => chunk.choices[0]?.delta?.content);
     expect(contentChunks.length).toBeGreaterThan(5);
     expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(whole.choices[0].message.content);
-    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'x-chat' && chunk.id.startsWith('chatcmpl-'))).toBe(true);
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'x-chat' && chunk.id.startsWith('chatcmpl-') && chunk.created > 0)).toBe(true);
     expect(chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
     const usage = chunks[chunks.length - 1].usage;
     expect(usage).toEqual(whole.usage);

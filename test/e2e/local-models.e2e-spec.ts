@@ -73,6 +73,7 @@ describe('local models through the gateway', () => {
     expect(texts.filter(Boolean).length).toBeGreaterThan(3);
     expect(texts.join('')).toBe(whole.choices[0].message.content);
     expect(chunks[chunks.length - 1].usage).toEqual(whole.usage);
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'smollm2-135m-instruct' && chunk.created > 0)).toBe(true);
   });
 
   it('embeds paraphrases closer than unrelated sentences (at least 9 of 10 triples), at 384 and projected to 1024', async () => {

@@ -49,7 +49,8 @@ export class ChatTaskService {
     let sent = 0;
     const forward = async (chunk: ChatChunk) => {
       if (chunk.usage && (chunk.choices?.length ?? 0) === 0 && !job.stream!.includeUsage) return;
-      const { cancelled } = await this.streams.append(job.taskId, { chunk: JSON.stringify({ ...chunk, id: completionId(job), model: job.model }) });
+      const relayed = { created: Math.floor(job.createdAt / 1000), ...chunk, id: completionId(job), model: job.model };
+      const { cancelled } = await this.streams.append(job.taskId, { chunk: JSON.stringify(relayed) });
       sent++;
       if (cancelled) stop.abort();
     };
