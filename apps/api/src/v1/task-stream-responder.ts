@@ -40,11 +40,19 @@ export class TaskStreamResponder {
         'x-request-id': http.request.id,
         'x-task-id': taskId,
       });
-      for (let entry: StreamEntry | undefined = first; entry; entry = (await entries.next()).value as StreamEntry | undefined) {
-        if ('chunk' in entry) reply.raw.write(`data: ${entry.chunk}\n\n`);
-        else if ('done' in entry) reply.raw.write('data: [DONE]\n\n');
-        else reply.raw.write(`data: ${JSON.stringify(toEnvelope(GatewayError.from(entry.error), http.request.id))}\n\n`);
-        if (!('chunk' in entry)) break;
+      try {
+        for (let entry: StreamEntry | undefined = first; entry; entry = (await entries.next()).value as StreamEntry | undefined) {
+          if ('chunk' in entry) reply.raw.write(`data: ${entry.chunk}\n\n`);
+          else if ('done' in entry) reply.raw.write('data: [DONE]\n\n');
+          else reply.raw.write(`data: ${this.errorEvent(GatewayError.from(entry.error), http.request.id)}\n\n`);
+          if (!('chunk' in entry)) break;
+        }
+      } catch (error) {
+        // The response is already under way: a broken read ends it with an error event (nothing to tell a client that left).
+        if (!reader.signal.aborted) {
+          this.logger.warn({ taskId, err: (error as Error).message }, 'stream relay failed');
+          reply.raw.write(`data: ${this.errorEvent(new GatewayError('InternalError', 'the stream was interrupted'), http.request.id)}\n\n`);
+        }
       }
       finished = true;
       reply.raw.end();
@@ -53,6 +61,10 @@ export class TaskStreamResponder {
       reply.raw.removeListener('close', onClose);
       reader.abort();
     }
+  }
+
+  private errorEvent(error: GatewayError, requestId: string): string {
+    return JSON.stringify(toEnvelope(error, requestId));
   }
 
   /** The first entry, or 504 once SYNC_TIMEOUT_MS passes without one (no worker took the task). */
