@@ -1,7 +1,6 @@
-import { LOGGER } from '@gateway/common';
+import { AppConfig, LOGGER } from '@gateway/common';
 import { ImageStore } from '@gateway/imaging';
 import { PayloadOf, QueueName, storedInputsOf, TaskJobResult } from '@gateway/queue';
-import { AppConfig } from '@gateway/common';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';

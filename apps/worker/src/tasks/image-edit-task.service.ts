@@ -45,6 +45,10 @@ export class ImageEditTaskService {
       Array.from({ length: job.n }, (_, index) => this.generate(spec, job, images, output, index, expiresAt)),
     );
     const providerMs = performance.now() - started;
+    // A provider's refusal fails its image only; anything else (storage, database) fails the attempt, which BullMQ
+    // retries, and stored images and bills repeat idempotently.
+    const broken = attempts.find((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected' && !(attempt.reason instanceof GatewayError));
+    if (broken) throw broken.reason;
     const delivered = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     if (delivered.length === 0) throw firstFailure(attempts);
 
