@@ -1,5 +1,5 @@
 import { AppConfig, LOGGER } from '@gateway/common';
-import { ApplicationsRepository, TasksRepository, WebhookDeliveriesRepository, WebhookDeliveryAttempt } from '@gateway/db';
+import { ApplicationRecord, ApplicationsRepository, TaskRecord, TasksRepository, WebhookDeliveriesRepository, WebhookDeliveryAttempt } from '@gateway/db';
 import { outboundPolicy } from '@gateway/imaging';
 import { MetricsService } from '@gateway/metrics';
 import { QueueName, WebhookJob } from '@gateway/queue';
@@ -47,8 +47,7 @@ export class WebhooksProcessor implements TaskProcessor<QueueName.Webhooks>, OnM
     const [app, task] = await Promise.all([this.applications.findById(appId), this.tasks.findById(taskId)]);
     const base = { appId, taskId, event, webhookId: webhookIdOf(taskId, event), url: app?.callbackUrl ?? '', attempt, redelivery };
 
-    const skipped = !app?.callbackUrl ? 'the application has no callback URL' : app.status !== 'active' ? 'the application is revoked'
-      : app.callbackDisabledAt && !redelivery ? 'the callback was disabled after the receiver answered 410 Gone' : !task ? 'the task record is missing' : null;
+    const skipped = skipReason(app, task, redelivery);
     if (skipped) return this.record({ ...base, outcome: 'skipped', error: skipped, durationMs: 0 });
 
     // The job's creation time, not the attempt's, so every attempt carries the same body.
@@ -69,4 +68,13 @@ export class WebhooksProcessor implements TaskProcessor<QueueName.Webhooks>, OnM
     this.metrics.webhookDeliveries.inc({ outcome: attempt.outcome });
     await this.deliveries.record(attempt);
   }
+}
+
+/** Why an attempt is not made at all, or null when it is. */
+function skipReason(app: ApplicationRecord | null, task: TaskRecord | null, redelivery: boolean): string | null {
+  if (!app?.callbackUrl) return 'the application has no callback URL';
+  if (app.status !== 'active') return 'the application is revoked';
+  if (app.callbackDisabledAt && !redelivery) return 'the callback was disabled after the receiver answered 410 Gone';
+  if (!task) return 'the task record is missing';
+  return null;
 }
