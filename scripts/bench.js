@@ -64,6 +64,8 @@ async function main() {
     LOG_LEVEL: logLevel,
     NODE_ENV: process.env.NODE_ENV || 'production',
     QUEUE_PREFIX: 'bench',
+    // The gateway benches measure the gateway; bench:local measures the local models.
+    LOCAL_MODELS: process.env.LOCAL_MODELS || 'off',
     UPSTREAM_OPENAI_BASE_URL: fake.baseUrl,
     // The fake ignores it; set so the gateway sends the same Authorization header as the direct calls.
     UPSTREAM_OPENAI_API_KEY: 'none',
