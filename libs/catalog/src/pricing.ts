@@ -6,3 +6,8 @@ export function tokenCost(spec: ModelSpec, promptTokens: number, completionToken
   const output = ((spec.price.per_1k_output_tokens ?? 0) * completionTokens) / 1000;
   return Math.round((input + output) * 1e8) / 1e8;
 }
+
+/** What `images` delivered images cost at the catalog's unit price (n × unit price), rounded like tokenCost. */
+export function imageCost(spec: ModelSpec, images: number): number {
+  return Math.round((spec.price.per_image ?? 0) * images * 1e8) / 1e8;
+}

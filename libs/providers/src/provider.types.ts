@@ -52,6 +52,13 @@ export interface ImageEditAnswer {
   image: Buffer;
   /** The rewritten prompt, if the upstream reports one. */
   revisedPrompt?: string;
+  /** The provider applied the requested watermark itself; otherwise the worker stamps one when asked. */
+  watermarked?: boolean;
+  /**
+   * The provider chose the output geometry itself (the local editor sizes to its edited picture): a PNG the worker
+   * keeps as it is, instead of fitting it to the last image's geometry.
+   */
+  shaped?: boolean;
 }
 
 /** One OpenAI `chat.completion.chunk` object, as the upstream sent it (or as the local model produced it). */

@@ -98,6 +98,11 @@ export interface MaintenanceJob {
   kind: 'expire-files';
 }
 
+/** The `param` naming an image of the request in errors, wherever it turns out bad (api or worker). */
+export function imageParam(contentIndex: number): string {
+  return `input.messages[0].content[${contentIndex}].image`;
+}
+
 /** A task's stored request images, deleted once the task is final. */
 export function storedInputsOf(job: ImageEditJob): string[] {
   return job.images.flatMap((image) => ('stored' in image ? [image.stored] : []));

@@ -70,9 +70,10 @@ export class TaskStreamResponder {
   /** The first entry, or 504 once SYNC_TIMEOUT_MS passes without one (no worker took the task). */
   private async firstEntry(entries: AsyncGenerator<StreamEntry>, taskId: string): Promise<StreamEntry | undefined> {
     const timer = new AbortController();
-    const timeout = sleep(this.config.SYNC_TIMEOUT_MS, 'timeout' as const, { signal: timer.signal }).catch(() => 'cancelled' as const);
+    // Aborted once the race is decided, so the timer never outlives it (its rejection then has nobody waiting).
+    const timeout = sleep(this.config.SYNC_TIMEOUT_MS, 'timeout' as const, { signal: timer.signal }).catch(() => undefined);
     const first = await Promise.race([entries.next(), timeout]).finally(() => timer.abort());
-    if (first === 'timeout' || first === 'cancelled') {
+    if (!first || first === 'timeout') {
       throw new GatewayError('Timeout', `the stream did not start within ${this.config.SYNC_TIMEOUT_MS} ms; fetch the result with GET /v1/tasks/${taskId}`, {
         details: { task_id: taskId },
       });

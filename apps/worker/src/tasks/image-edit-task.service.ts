@@ -1,8 +1,8 @@
-import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { CatalogService, imageCost, ModelSpec } from '@gateway/catalog';
 import { AppConfig, GatewayError, utcDay } from '@gateway/common';
 import { BillingRecordsRepository } from '@gateway/db';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
-import { countTokens, ImageEditAnswer, ProviderRouter } from '@gateway/providers';
+import { countTokens, ProviderRouter } from '@gateway/providers';
 import { ImageEditJob } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
@@ -52,7 +52,6 @@ export class ImageEditTaskService {
     const delivered = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     if (delivered.length === 0) throw firstFailure(attempts);
 
-    const unitPrice = spec.price.per_image ?? 0;
     const promptTokens = countTokens(job.prompt);
     const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens, images: delivered.length };
     return {
@@ -64,7 +63,7 @@ export class ImageEditTaskService {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      cost: roundCurrency(delivered.length * unitPrice),
+      cost: imageCost(spec, delivered.length),
     };
   }
 
@@ -82,8 +81,8 @@ export class ImageEditTaskService {
         watermark: job.watermark,
       }),
     );
-    // The local engine shapes its own output; an upstream's is fitted to the promised geometry.
-    const png = answer.route.provider === 'local' ? answer.value.image : await this.finish(answer.value, output, job.watermark && answer.route.provider === 'openai-compatible');
+    const fitted = answer.value.shaped ? answer.value.image : await fitToOutput(answer.value.image, output);
+    const png = job.watermark && !answer.value.watermarked ? await stampWatermark(fitted) : fitted;
     const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
     await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt });
     // Billed as soon as it is stored: a rerun after a crash regenerates it under the same (task, index), billed once.
@@ -93,15 +92,13 @@ export class ImageEditTaskService {
     return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
   }
 
-  /** Every output is a PNG of exactly the promised size, whatever the upstream returned (DESIGN §4). */
-  private async finish(answer: ImageEditAnswer, output: OutputSize, stamp: boolean): Promise<Buffer> {
-    const metadata = await sharp(answer.image).metadata();
-    let png = answer.image;
-    if (metadata.format !== 'png' || metadata.width !== output.width || metadata.height !== output.height) {
-      png = await sharp(answer.image).resize(output.width, output.height, { fit: 'cover' }).png().toBuffer();
-    }
-    return stamp ? stampWatermark(png) : png;
-  }
+}
+
+/** Every output is a PNG of exactly the promised size, whatever the upstream returned (DESIGN §4). */
+async function fitToOutput(image: Buffer, output: OutputSize): Promise<Buffer> {
+  const metadata = await sharp(image).metadata();
+  if (metadata.format === 'png' && metadata.width === output.width && metadata.height === output.height) return image;
+  return sharp(image).resize(output.width, output.height, { fit: 'cover' }).png().toBuffer();
 }
 
 function mimeOf(image: DecodedImage): string {
@@ -111,9 +108,4 @@ function mimeOf(image: DecodedImage): string {
 function firstFailure(attempts: PromiseSettledResult<DeliveredImage>[]): unknown {
   const rejected = attempts.find((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
   return rejected?.reason ?? new GatewayError('InternalError', 'no image was generated');
-}
-
-/** Prices are in the catalog currency's smallest sensible unit; float sums must not drift. */
-function roundCurrency(amount: number): number {
-  return Math.round(amount * 1e6) / 1e6;
 }

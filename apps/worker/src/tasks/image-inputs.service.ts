@@ -1,6 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { DecodedImage, FetchFailedError, ImageInputError, ImageStore, SafeFetcher, UnsafeUrlError, decodeImage } from '@gateway/imaging';
-import { ImageEditJob, ImageInputRef } from '@gateway/queue';
+import { ImageEditJob, imageParam, ImageInputRef } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 /** Turns a job's image references into decoded images; any image that cannot be had is the caller's 400, naming it. */
@@ -31,8 +31,4 @@ export class ImageInputs {
     if (!bytes) throw new ImageInputError('the stored image is no longer available; send the request again');
     return bytes;
   }
-}
-
-export function imageParam(contentIndex: number): string {
-  return `input.messages[0].content[${contentIndex}].image`;
 }

@@ -22,6 +22,7 @@ export interface StoredImage {
 
 /** GridFS chunks of 1 MB: a 10 MB input is 10 chunk documents instead of 40 at the 255 KB default. */
 const CHUNK_BYTES = 1024 * 1024;
+const DUPLICATE_KEY = 11000;
 
 /**
  * Image bytes in GridFS (DESIGN §5): bucket `images` holds generated images behind signed URLs, bucket `inputs`
@@ -72,10 +73,19 @@ export class ImageStore {
     await Promise.all(ids.map((id) => this.inputs.delete(id as never).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)))));
   }
 
-  /** Stores one generated image under a deterministic id: a retried job overwrites its own earlier attempt. */
+  /**
+   * Stores one generated image under a deterministic id. A rerun of the same task meets its earlier attempt's
+   * file (a duplicate key) and replaces it; a first run pays no extra delete.
+   */
   async saveImage(id: string, png: Buffer, metadata: Omit<StoredFileMetadata, 'contentType'>): Promise<void> {
-    await this.images.delete(id as never).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
-    await upload(this.images, id, png, { ...metadata, contentType: 'image/png' });
+    const file = { ...metadata, contentType: 'image/png' };
+    try {
+      await upload(this.images, id, png, file);
+    } catch (error) {
+      if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+      await this.images.delete(id as never).catch((failure) => (isFileNotFound(failure) ? undefined : Promise.reject(failure)));
+      await upload(this.images, id, png, file);
+    }
   }
 
   async openImage(id: string): Promise<StoredImage | null> {

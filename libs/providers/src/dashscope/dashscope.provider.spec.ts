@@ -1,6 +1,7 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
 import sharp from 'sharp';
+import { providerFailureOf, solidImage } from '../../../../test/helpers/provider-specs';
 import { aboutOneMegapixel, DashScopeFake, startDashScopeFake } from '../../../../test/fakes/dashscope-fake';
 import { ImageEditCall, ProviderError } from '../provider.types';
 import { MAX_RESULT_IMAGE_BYTES } from '../upstream-http';
@@ -17,18 +18,7 @@ function routeTo(fake: DashScopeFake, apiKey = API_KEY): ResolvedRoute {
   return { provider: 'dashscope', upstream: 'dashscope', model, key: `dashscope:${model}`, baseUrl: fake.url, apiKey };
 }
 
-function solid(width: number, height: number, format: 'png' | 'jpeg'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } })[format]().toBuffer();
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
-}
+const solid = (width: number, height: number, format: 'png' | 'jpeg') => solidImage(width, height, format, { r: 40, g: 120, b: 200 });
 
 describe('DashScopeProvider.editImage', () => {
   let fake: DashScopeFake;
@@ -108,51 +98,51 @@ describe('DashScopeProvider.editImage', () => {
   });
 
   it('reports a request the upstream judges invalid as the request’s failure', async () => {
-    const error = await failureOf(edit({ size: { width: 4096, height: 4096 } }));
+    const error = await providerFailureOf(edit({ size: { width: 4096, height: 4096 } }));
     expect(error).toMatchObject({ failure: 'request', status: 400 });
     expect(error.message).toMatch(/^InvalidParameter: parameters.size/);
   });
 
   it('reports a content-moderation rejection as the request’s failure', async () => {
     fake.failNext({ status: 400, code: 'DataInspectionFailed' });
-    const error = await failureOf(edit());
+    const error = await providerFailureOf(edit());
     expect(error).toMatchObject({ failure: 'request', status: 400 });
     expect(error.message).toBe('DataInspectionFailed: Input data may contain inappropriate content.');
   });
 
   it('reports a refused key as the route’s failure without echoing the key', async () => {
-    const error = await failureOf(edit({}, routeTo(fake, 'sk-wrong-key-abcdef')));
+    const error = await providerFailureOf(edit({}, routeTo(fake, 'sk-wrong-key-abcdef')));
     expect(error).toMatchObject({ failure: 'route', status: 401 });
     expect(error.message).not.toContain('sk-wrong');
   });
 
   it('reports an overdue account as the route’s failure although DashScope answers 400', async () => {
     fake.failNext({ status: 400, code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'route', status: 400 });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', status: 400 });
   });
 
   it('reports throttling as retryable with the Retry-After it was given', async () => {
     fake.failNext({ status: 429, retryAfter: 3 });
-    const error = await failureOf(edit());
+    const error = await providerFailureOf(edit());
     expect(error).toMatchObject({ failure: 'retryable', status: 429, retryAfter: 3 });
     expect(error.message).toMatch(/^Throttling.RateQuota/);
   });
 
   it('reports a server error as retryable', async () => {
     fake.failNext({ status: 500 });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'retryable', status: 500 });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable', status: 500 });
   });
 
   it('reports a dropped connection as retryable', async () => {
     fake.failNext({ dropConnection: true });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'retryable' });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable' });
   });
 
   it('reports an upstream slower than UPSTREAM_TIMEOUT_MS as a retryable timeout', async () => {
     const impatient = providerWithTimeout(200);
     fake.setDelay(1_000);
     try {
-      const error = await failureOf(impatient.editImage(routeTo(fake), { images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }], prompt: 'x', variation: 0 }));
+      const error = await providerFailureOf(impatient.editImage(routeTo(fake), { images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }], prompt: 'x', variation: 0 }));
       expect(error).toMatchObject({ failure: 'retryable', message: 'upstream timed out' });
     } finally {
       await impatient.onModuleDestroy();
@@ -161,14 +151,14 @@ describe('DashScopeProvider.editImage', () => {
 
   it('refuses a result larger than the cap, announced by Content-Length', async () => {
     fake.options.fileBytes = MAX_RESULT_IMAGE_BYTES + 1;
-    const error = await failureOf(edit());
+    const error = await providerFailureOf(edit());
     expect(error).toMatchObject({ failure: 'route' });
     expect(error.message).toBe('upstream image is larger than 20 MB');
   });
 
   it('refuses a result larger than the cap while streaming it', async () => {
     Object.assign(fake.options, { fileBytes: MAX_RESULT_IMAGE_BYTES + 1, chunkedFiles: true });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
   });
 
   it('lets one of several calls fail on its own (image 3 of 4)', async () => {

@@ -62,7 +62,8 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
     const image = await downloadImage(imageUrl, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
     // Tolerated rather than expected: a rewritten prompt, if reported, arrives as a text item beside the image.
     const revisedPrompt = content.find((item) => typeof item.text === 'string')?.text;
-    return { image, ...(revisedPrompt ? { revisedPrompt } : {}) };
+    // DashScope draws its own mark when asked (`parameters.watermark`).
+    return { image, watermarked: true, ...(revisedPrompt ? { revisedPrompt } : {}) };
   }
 }
 

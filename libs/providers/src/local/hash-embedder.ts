@@ -27,6 +27,11 @@ export function countTokens(text: string): number {
   return Math.max(1, tokenize(text).length);
 }
 
+/** The estimate for a chat request's messages, where no upstream reports the real count. */
+export function countMessageTokens(messages: { content: string }[]): number {
+  return messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+}
+
 function add(vector: Float64Array, feature: string, weight: number): void {
   const hash = fnv1a(feature);
   vector[hash % vector.length] += hash & 0x80000000 ? -weight : weight;

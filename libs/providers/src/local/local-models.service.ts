@@ -1,11 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppConfig, LOGGER } from '@gateway/common';
+import { QueueName } from '@gateway/queue';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ProviderError } from '../provider.types';
 import { DimensionProjection } from './dimension-projection';
 import { LocalChatRequest, LocalChatResult, LocalModelHost } from './models/local-model-host';
+
+/** The queues whose tasks may reach a local model (image-edit through prompt_extend). */
+const QUEUES_USING_LOCAL_MODELS: string[] = [QueueName.Chat, QueueName.Embeddings, QueueName.ImageEdit];
 
 /** What scripts/models.js writes next to the model files: where each one is. */
 interface ModelsManifest {
@@ -16,7 +20,8 @@ interface ModelsManifest {
 /**
  * The worker's local models, loaded once per process when it starts (DESIGN §6 `local`): a chat model and a
  * sentence-embedding model in one worker thread, with inference concurrency capped per model. A worker with
- * LOCAL_MODELS=off, or without model files, loads nothing and its local routes fail over to the next route.
+ * LOCAL_MODELS=off, one serving only other queues (webhooks, maintenance), or one without model files loads
+ * nothing, and its local routes fail over to the next route.
  */
 @Injectable()
 export class LocalModels implements OnModuleInit, OnModuleDestroy {
@@ -26,7 +31,9 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
   constructor(private readonly config: AppConfig, @Inject(LOGGER) private readonly logger: Logger) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.LOCAL_MODELS === 'off') return;
+    const queues = this.config.workerQueues;
+    const needed = queues === 'all' || queues.some((queue) => QUEUES_USING_LOCAL_MODELS.includes(queue));
+    if (this.config.LOCAL_MODELS === 'off' || !needed) return;
     const manifest = readManifest(this.config.LOCAL_MODELS_DIR);
     if (!manifest) {
       this.logger.warn({ dir: this.config.LOCAL_MODELS_DIR }, 'no local models found (run `node scripts/models.js`); local chat and embedding routes are off');

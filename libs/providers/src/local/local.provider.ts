@@ -82,7 +82,7 @@ export class LocalProvider implements ModelProvider {
       watermark: call.watermark ?? false,
     });
     // The prompt as used (cut, or rewritten, DESIGN §4), then the editor's account of what it applied and what not.
-    return { image: result.png, revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}` };
+    return { image: result.png, revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}`, watermarked: true, shaped: true };
   }
 
   /**

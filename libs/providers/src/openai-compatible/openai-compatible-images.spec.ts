@@ -1,8 +1,9 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
 import sharp from 'sharp';
+import { providerFailureOf, solidImage } from '../../../../test/helpers/provider-specs';
 import { OpenAiFake } from '../../../../test/fakes/openai-fake';
-import { ImageEditCall, ProviderError } from '../provider.types';
+import { ImageEditCall } from '../provider.types';
 import { MAX_RESULT_IMAGE_BYTES } from '../upstream-http';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 
@@ -12,18 +13,7 @@ function routeTo(fake: OpenAiFake, model = 'dall-e-2', apiKey = API_KEY): Resolv
   return { provider: 'openai-compatible', upstream: 'openai', model, key: `openai:${model}`, baseUrl: fake.baseUrl, apiKey };
 }
 
-function solid(width: number, height: number, format: 'png' | 'jpeg'): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })[format]().toBuffer();
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
-}
+const solid = (width: number, height: number, format: 'png' | 'jpeg') => solidImage(width, height, format, { r: 200, g: 80, b: 40 });
 
 describe('OpenAiCompatibleProvider.editImage', () => {
   const fake = new OpenAiFake({ apiKey: API_KEY });
@@ -91,33 +81,33 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   });
 
   it('reports an input the upstream cannot read as the request’s failure', async () => {
-    const error = await failureOf(edit({ images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64 }] }));
+    const error = await providerFailureOf(edit({ images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64 }] }));
     expect(error).toMatchObject({ failure: 'request', status: 400 });
     expect(error.message).toMatch(/Invalid image file/);
   });
 
   it('reports a refused key as the route’s failure without echoing it', async () => {
     fake.failNext({ times: 1, status: 401, body: { error: { message: 'Incorrect API key provided: sk-open***6789.', type: 'invalid_request_error' } } });
-    const error = await failureOf(edit());
+    const error = await providerFailureOf(edit());
     expect(error).toMatchObject({ failure: 'route', status: 401 });
     expect(error.message).toBe('Incorrect API key provided: [redacted key]');
   });
 
   it('reports rate limiting as retryable with its Retry-After', async () => {
     fake.failNext({ times: 1, status: 429 });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'retryable', status: 429, retryAfter: 0 });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable', status: 429, retryAfter: 0 });
   });
 
   it('reports a server error and a dropped connection as retryable', async () => {
     fake.failNext({ times: 1, status: 500 });
     fake.failNext({ times: 1, dropConnection: true });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'retryable', status: 500 });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'retryable' });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable', status: 500 });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable' });
   });
 
   it('refuses an inline image larger than the cap', async () => {
     const huge = 'A'.repeat(Math.ceil(((MAX_RESULT_IMAGE_BYTES + 1024) * 4) / 3));
     fake.failNext({ times: 1, status: 200, body: { created: 0, data: [{ b64_json: huge }] } });
-    expect(await failureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
   });
 });

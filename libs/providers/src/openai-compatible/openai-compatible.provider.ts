@@ -3,7 +3,7 @@ import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
-import { countTokens } from '../local/hash-embedder';
+import { countMessageTokens, countTokens } from '../local/hash-embedder';
 import {
   ChatAnswer,
   ChatCall,
@@ -107,7 +107,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     return {
       content,
       finishReason,
-      promptTokens: usage?.prompt_tokens ?? call.messages.reduce((sum, message) => sum + countTokens(message.content), 0),
+      promptTokens: usage?.prompt_tokens ?? countMessageTokens(call.messages),
       completionTokens: usage?.completion_tokens ?? countTokens(content),
     };
   }

@@ -1,7 +1,7 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ChatJob, TaskEnvelope } from '@gateway/queue';
-import { countTokens } from '@gateway/providers';
+import { countMessageTokens } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
 import { ChatCompletionRequestDto } from './chat.dto';
 
@@ -22,7 +22,7 @@ export class ChatRequestService {
     if (maxTokens && dto.max_tokens && dto.max_tokens > maxTokens) {
       throw new GatewayError('InvalidParameter', `max_tokens must be at most ${maxTokens} for ${spec.id}`, { param: 'max_tokens' });
     }
-    const promptTokens = dto.messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+    const promptTokens = countMessageTokens(dto.messages);
     return {
       resolvedModel: spec.id,
       estimatedTokens: promptTokens + (dto.max_tokens ?? DEFAULT_COMPLETION_RESERVE),

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { CatalogService, ModelSpec } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ImageInputError, decodeBase64Image, isImageUrl, probeImage } from '@gateway/imaging';
+import { ImageEditJob, imageParam, TaskEnvelope } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { ImageEditContentDto, ImageEditRequestDto } from './image-edit.dto';
 
@@ -9,22 +10,14 @@ const MAX_TEXT_CODE_POINTS = 800;
 const MAX_NEGATIVE_PROMPT_CODE_POINTS = 500;
 const SIZE_RANGE = { min: 512, max: 2048 };
 const MAX_URL_LENGTH = 2048;
+/** The family that takes size and prompt_extend, named when another model is sent them. */
+const FULL_FEATURED_FAMILY = 'x-image-edit-plus';
 
 /** An image as the caller sent it: a URL for the worker to fetch, or bytes already decoded and probed. */
 export type CheckedImage = { url: string } | { bytes: Buffer };
 
-export interface CheckedImageEdit {
-  spec: ModelSpec;
-  images: CheckedImage[];
-  imageIndexes: number[];
-  prompt: string;
-  negativePrompt?: string;
-  n: number;
-  size?: { width: number; height: number };
-  promptExtend: boolean;
-  seed: number;
-  watermark: boolean;
-}
+/** The job's request, except that images are not stored yet (that waits for admission) and the origin is unknown. */
+export type CheckedImageEdit = Omit<ImageEditJob, keyof TaskEnvelope | 'images' | 'publicBaseUrl'> & { spec: ModelSpec; images: CheckedImage[] };
 
 /** Every image-edit rule of the spec and DESIGN §4 that can be judged before the job runs. */
 @Injectable()
@@ -38,7 +31,7 @@ export class ImageEditRequestService {
     const { images, text } = splitContent(dto, spec.limits.max_images ?? 3);
     return {
       spec,
-      images: await Promise.all(images.map(({ value, index }) => checkImage(value, `input.messages[0].content[${index}].image`))),
+      images: await Promise.all(images.map(({ value, index }) => checkImage(value, imageParam(index)))),
       imageIndexes: images.map(({ index }) => index),
       prompt: truncate(text, MAX_TEXT_CODE_POINTS),
       negativePrompt: parameters.negative_prompt === undefined ? undefined : truncate(parameters.negative_prompt, MAX_NEGATIVE_PROMPT_CODE_POINTS),
@@ -59,10 +52,10 @@ export class ImageEditRequestService {
       throw new GatewayError('InvalidParameter', `parameters.n must be between 1 and ${maxN} for ${spec.id}`, { param: 'parameters.n' });
     }
     if (parameters.size !== undefined && !spec.limits.size) {
-      throw new GatewayError('UnsupportedParameter', `parameters.size is not supported by ${spec.id}; the ${familyHint(spec)} family supports it`, { param: 'parameters.size' });
+      throw new GatewayError('UnsupportedParameter', `parameters.size is not supported by ${spec.id}; the ${FULL_FEATURED_FAMILY} family supports it`, { param: 'parameters.size' });
     }
     if (parameters.prompt_extend !== undefined && !spec.limits.prompt_extend) {
-      throw new GatewayError('UnsupportedParameter', `parameters.prompt_extend is not supported by ${spec.id}; the ${familyHint(spec)} family supports it`, {
+      throw new GatewayError('UnsupportedParameter', `parameters.prompt_extend is not supported by ${spec.id}; the ${FULL_FEATURED_FAMILY} family supports it`, {
         param: 'parameters.prompt_extend',
       });
     }
@@ -134,12 +127,8 @@ function parseSize(size: string): { width: number; height: number } {
 }
 
 /** Cuts to `max` Unicode code points: one per Chinese character or letter, never half a surrogate pair. */
-export function truncate(text: string, max: number): string {
+function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const codePoints = Array.from(text);
   return codePoints.length <= max ? text : codePoints.slice(0, max).join('');
-}
-
-function familyHint(spec: ModelSpec): string {
-  return spec.family === 'x-image-edit' ? 'x-image-edit-plus' : (spec.family ?? 'x-image-edit-plus');
 }
