@@ -51,6 +51,8 @@ describe('tasks, sync timeout and operations endpoints', () => {
       const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
       expect(task.body.status).toBe('succeeded');
       expect(task.body.result).toEqual(response.body);
+      // Whether read from the delivered outcome or the record, the view carries cost and timings.
+      expect(task.body).toMatchObject({ cost: expect.any(Number), started_at: expect.any(Number), finished_at: expect.any(Number) });
     }
   });
 

@@ -119,9 +119,15 @@ export interface TaskUsage {
  * What a finished task answers: the response body as JSON text (serialised once by the worker, then sent and
  * stored verbatim), or the error.
  */
-export type TaskOutcome =
+export type TaskOutcome = (
   | { ok: true; body: string; usage?: TaskUsage; provider: string; providerMs: number }
-  | { ok: false; error: SerializedError; providerMs: number };
+  | { ok: false; error: SerializedError; providerMs: number }
+) & {
+  /** What the task cost and when it ran (epoch ms), so a task read before its record exists shows them too. */
+  cost?: number;
+  startedAt?: number;
+  finishedAt?: number;
+};
 
 /** What a task job returns to BullMQ: only the status; the outcome itself is delivered and recorded elsewhere. */
 export interface TaskJobResult {

@@ -51,10 +51,11 @@ export class TaskRunner {
       failure = toFailure(error, data.taskId, this.logger);
     }
 
-    const outcome: TaskOutcome = executed
-      ? { ok: true, body: executed.body, usage: executed.usage, provider: executed.provider, providerMs: executed.providerMs }
-      : { ok: false, error: failure!, providerMs: Number(failure!.details?.provider_ms ?? 0) };
     const finishedAt = Date.now();
+    const timing = { cost: executed?.cost ?? 0, startedAt, finishedAt };
+    const outcome: TaskOutcome = executed
+      ? { ok: true, body: executed.body, usage: executed.usage, provider: executed.provider, providerMs: executed.providerMs, ...timing }
+      : { ok: false, error: failure!, providerMs: Number(failure!.details?.provider_ms ?? 0), ...timing };
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
     await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
     await this.outcomes.deliver(data.taskId, outcome, data.replyTo);

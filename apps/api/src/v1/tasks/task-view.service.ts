@@ -33,15 +33,21 @@ export class TaskViewService {
       return { ...view, status: 'failed', result: null, error: errorView({ code: 'InternalError', message: 'the task was interrupted too many times' }) };
     }
     if (!outcome) return view;
+    // Delivered but not recorded yet: the same fields the record will show.
+    const finished = { started_at: seconds(outcome.startedAt), finished_at: seconds(outcome.finishedAt), cost: outcome.cost ?? 0 };
     return outcome.ok
-      ? { ...view, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
-      : { ...view, status: 'failed', result: null, error: errorView(outcome.error) };
+      ? { ...view, ...finished, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
+      : { ...view, ...finished, status: 'failed', usage: null, result: null, error: errorView(outcome.error) };
   }
 
 }
 
+/** Unix seconds of a Date or epoch-ms time, null when absent. */
+function seconds(time?: Date | number | null): number | null {
+  return time == null ? null : Math.floor(new Date(time).getTime() / 1000);
+}
+
 function present(record: TaskRecord): Record<string, unknown> {
-  const seconds = (date?: Date) => (date ? Math.floor(new Date(date).getTime() / 1000) : null);
   return {
     id: record._id,
     object: 'task',
