@@ -42,13 +42,14 @@ async function main() {
 
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const logFile = (what) => path.join(tmpDir, `${what}.log`);
-  const [redisPort, mongoPort, fakePort, apiPort, workerPort] = await distinctFreePorts(5);
+  fs.chmodSync(tmpDir, 0o711);
+  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, workerPort] = await distinctFreePorts(6);
   services.log(`temp dir ${tmpDir}`);
 
   const redis = await services.startRedis({ port: redisPort, dir: path.join(tmpDir, 'redis'), logFile: logFile('redis') });
   started.push(redis);
-  const ferretDb = await services.startFerretDb({ port: mongoPort, dir: path.join(tmpDir, 'ferretdb'), logFile: logFile('ferretdb') });
-  started.push(ferretDb);
+  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir: tmpDir, durable: false, logDir: tmpDir });
+  started.push(database.postgres, database.ferretDb);
   const fake = await startFake(fakePort, logFile('fake'));
 
   const logLevel = process.env.LOG_LEVEL || 'info';
@@ -94,7 +95,7 @@ async function main() {
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
     BENCH_NODE_ENV: env.NODE_ENV,
     // For the per-process CPU figures of the load run.
-    BENCH_PIDS: Object.entries({ api, worker, redis, ferretdb: ferretDb, fake: fake.child }).map(([what, child]) => `${what}:${child.pid}`).join(','),
+    BENCH_PIDS: Object.entries({ api, worker, redis, ferretdb: database.ferretDb, postgres: database.postgres, fake: fake.child }).map(([what, child]) => `${what}:${child.pid}`).join(','),
   });
   if (!interrupted) reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
   return code;

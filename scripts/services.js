@@ -1,6 +1,6 @@
 'use strict';
-// Installs and runs the embedded dependencies (Redis, FerretDB) for `npm start`, `npm test` and the benchmarks.
-// Plain Node with built-ins only: it runs before `npm install` on a fresh machine.
+// Installs and runs the embedded dependencies (Redis, and FerretDB over PostgreSQL) for `npm start`, `npm test` and
+// the benchmarks. Plain Node with built-ins only: it runs before `npm install` on a fresh machine.
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
@@ -138,23 +138,135 @@ async function startRedis({ port, dir, persist = false, logFile }) {
   return child;
 }
 
-async function startFerretDb({ port, dir, logFile }) {
+/**
+ * FerretDB on its PostgreSQL backend (docs/decisions/embedded-database.md): with the GIN twins that
+ * scripts/postgres/gin-twins.sql adds, its equality pushdown is served by indexes. The SQLite backend serves no
+ * filter by an index, `_id` included, so every read there is a full scan.
+ */
+async function startFerretDb({ port, postgresUrl, stateDir, logFile }) {
   const bin = ensureFerretDb();
-  fs.mkdirSync(dir, { recursive: true });
-  const args = ['--handler=sqlite', `--sqlite-url=file:${dir.endsWith('/') ? dir : `${dir}/`}`, `--listen-addr=127.0.0.1:${port}`,
+  fs.mkdirSync(stateDir, { recursive: true });
+  const args = ['--handler=postgresql', `--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`,
     '--debug-addr=-', '--telemetry=disable', '--log-level=warn'];
-  const child = spawnLogged(bin, args, logFile);
+  // In the environment, not on the command line, where `ps` would show the password.
+  const child = spawnLogged(bin, args, logFile, { ...process.env, FERRETDB_POSTGRESQL_URL: postgresUrl });
   await waitFor(() => portAccepts(port), `FerretDB on port ${port}`, child);
   return child;
 }
 
-function spawnLogged(bin, args, logFile) {
-  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-  const child = spawn(bin, args, { stdio: ['ignore', out, out] });
-  return child;
+/** PostgreSQL's server binaries: Debian's `postgresql` package, installed when missing. */
+function ensurePostgres() {
+  const find = () => {
+    const base = '/usr/lib/postgresql';
+    const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))) : [];
+    const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+    if (newest) return path.join(base, newest, 'bin');
+    const initdb = which('initdb');
+    return initdb ? path.dirname(fs.realpathSync(initdb)) : null;
+  };
+  const found = find();
+  if (found) return found;
+  aptInstall(['postgresql']);
+  const installed = find();
+  if (!installed) throw new Error('postgresql was installed but initdb is not in /usr/lib/postgresql/*/bin');
+  return installed;
 }
 
-function stop(child, signal = 'SIGTERM') {
+/** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user Debian's package creates. */
+function serverUser() {
+  if (!process.getuid || process.getuid() !== 0) return {};
+  const ids = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: ids('-u'), gid: ids('-g') };
+}
+
+/** `dir`, or when the server's user cannot reach it (a checkout under /root), a stable place of its own. */
+function postgresDataDir(dir, user) {
+  if (user.uid === undefined) return dir;
+  const parent = path.dirname(dir);
+  fs.mkdirSync(parent, { recursive: true });
+  const reachable = spawnSync('test', ['-x', parent], user).status === 0;
+  if (reachable) return dir;
+  const elsewhere = path.join('/var/lib/model-gateway', require('node:crypto').createHash('sha256').update(dir).digest('hex').slice(0, 16));
+  log(`the postgres user cannot reach ${parent}; keeping the database cluster in ${elsewhere}`);
+  return elsewhere;
+}
+
+/**
+ * Starts a PostgreSQL cluster in `dir` (created on first use) listening on 127.0.0.1:`port`, with the database
+ * `ferretdb` and the GIN-twin event trigger in it. `durable: false` (tests, benchmarks) trades crash safety for speed.
+ * Resolves to { child, url } where url is the FerretDB connection URL (password included).
+ */
+async function startPostgres({ port, dir, durable = true, logFile }) {
+  const bin = ensurePostgres();
+  const user = serverUser();
+  const dataDir = postgresDataDir(dir, user);
+  const passwordFile = `${dataDir}.password`;
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(passwordFile, require('node:crypto').randomBytes(24).toString('hex'), { mode: 0o600 });
+    if (user.uid !== undefined) {
+      fs.chownSync(dataDir, user.uid, user.gid);
+      fs.chownSync(passwordFile, user.uid, user.gid);
+    }
+    log(`creating a PostgreSQL cluster in ${dataDir}`);
+    run(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`,
+      '-E', 'UTF8', '--locale=C', ...(durable ? [] : ['--no-sync'])], { ...user, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const password = fs.readFileSync(passwordFile, 'utf8').trim();
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: '',
+    // FerretDB sends `_jsonb->$1 @> $2`: only a plan made with the field name known can use a GIN twin.
+    plan_cache_mode: 'force_custom_plan',
+    ...(durable ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+  };
+  const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
+  const child = spawnLogged(path.join(bin, 'postgres'), args, logFile, process.env, user);
+  // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave; SIGINT is its fast one.
+  child.stopSignal = 'SIGINT';
+  const env = { ...process.env, PGPASSWORD: password };
+  const psql = (database, sql) => spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database,
+    '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { env, encoding: 'utf8' });
+  await waitFor(() => psql('postgres', 'SELECT 1').status === 0, `PostgreSQL on port ${port}`, child);
+  if (!psql('postgres', "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'").stdout.includes('1')) {
+    const created = psql('postgres', 'CREATE DATABASE ferretdb');
+    if (created.status !== 0) throw new Error(`CREATE DATABASE ferretdb failed: ${created.stderr}`);
+  }
+  const twins = spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'ferretdb', '-v', 'ON_ERROR_STOP=1', '-q',
+    '-f', path.join(__dirname, 'postgres', 'gin-twins.sql')], { env, encoding: 'utf8' });
+  if (twins.status !== 0) throw new Error(`installing the GIN twins failed: ${twins.stderr}`);
+  return { child, url: `postgres://postgres:${password}@127.0.0.1:${port}/ferretdb` };
+}
+
+/**
+ * The embedded database: PostgreSQL in `dir`/postgres and FerretDB in front of it on `port`. Resolves to
+ * { postgres, ferretDb, postgresUrl }; stopDatabase() stops both in order.
+ */
+async function startDatabase({ port, postgresPort, dir, durable = true, logDir }) {
+  const postgres = await startPostgres({ port: postgresPort, dir: path.join(dir, 'postgres'), durable, logFile: logDir && path.join(logDir, 'postgres.log') });
+  try {
+    const ferretDb = await startFerretDb({ port, postgresUrl: postgres.url, stateDir: path.join(dir, 'ferretdb'), logFile: logDir && path.join(logDir, 'ferretdb.log') });
+    return { postgres: postgres.child, ferretDb, postgresUrl: postgres.url };
+  } catch (error) {
+    await stop(postgres.child);
+    throw error;
+  }
+}
+
+/** FerretDB first: it holds PostgreSQL connections. */
+async function stopDatabase(database) {
+  if (!database) return;
+  await stop(database.ferretDb);
+  await stop(database.postgres);
+}
+
+function spawnLogged(bin, args, logFile, env = process.env, user = {}) {
+  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
+  return spawn(bin, args, { stdio: ['ignore', out, out], env, ...user });
+}
+
+function stop(child, signal = child?.stopSignal ?? 'SIGTERM') {
   if (!child || child.exitCode !== null || child.signalCode) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -204,6 +316,6 @@ function ensureMasterKey(root) {
 }
 
 module.exports = {
-  CACHE_DIR, ensureRedis, ensureFerretDb, ensureNodeModules, ensureBuilt, ensureMasterKey,
-  startRedis, startFerretDb, freePort, stop, redisAnswers, portAccepts, waitFor, log,
+  CACHE_DIR, ensureRedis, ensureFerretDb, ensurePostgres, ensureNodeModules, ensureBuilt, ensureMasterKey,
+  startRedis, startFerretDb, startPostgres, startDatabase, stopDatabase, freePort, stop, redisAnswers, portAccepts, waitFor, log,
 };

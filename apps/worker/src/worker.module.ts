@@ -14,6 +14,7 @@ import { ChatProcessor } from './processors/chat.processor';
 import { EmbeddingsProcessor } from './processors/embeddings.processor';
 import { ImageEditProcessor } from './processors/image-edit.processor';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
+import { MaintenancePass } from './tasks/maintenance-pass.service';
 import { WebhooksProcessor } from './processors/webhooks.processor';
 import { ChatTaskService } from './tasks/chat-task.service';
 import { EmbeddingsTaskService } from './tasks/embeddings-task.service';
@@ -71,6 +72,7 @@ export class WorkerModule {
         ChatTaskService,
         ImageEditTaskService,
         ImageInputs,
+        MaintenancePass,
         WebhookJobs,
         ...processors,
         { provide: TASK_PROCESSORS, useFactory: (...instances: TaskProcessor[]) => instances, inject: processors },

@@ -7,7 +7,12 @@ import { Application, ApplicationSchema } from './applications/application.schem
 import { ApplicationsRepository } from './applications/applications.repository';
 import { BillingRecord, BillingRecordSchema } from './billing-records/billing-record.schema';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
-import { Task, TaskSchema } from './tasks/task.schema';
+import { FeedDirectory, FeedDirectorySchema } from './feeds/feed-directory.schema';
+import { FeedPages } from './feeds/feed-pages';
+import { SweepState, SweepStateSchema } from './sweeps/sweep-state.schema';
+import { SweepStateRepository } from './sweeps/sweep-state.repository';
+import { FeedSweeper } from './sweeps/feed-sweeper';
+import { Task, TaskResult, TaskResultSchema, TaskSchema } from './tasks/task.schema';
 import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
 import { User, UserSchema } from './users/user.schema';
@@ -24,6 +29,9 @@ const repositories = [
   BillingRecordsRepository,
   UsersRepository,
   WebhookDeliveriesRepository,
+  SweepStateRepository,
+  FeedPages,
+  FeedSweeper,
 ];
 
 @Global()
@@ -35,7 +43,8 @@ const repositories = [
         uri: config.MONGODB_URI,
         maxPoolSize: 32,
         serverSelectionTimeoutMS: 5000,
-        // FerretDB and MongoDB both build these once; no TTL indexes (DESIGN §5).
+        // FerretDB and MongoDB both build these once; no TTL indexes (DESIGN §5). Every query and the index that
+        // serves it: indexes.spec.ts.
         autoIndex: true,
       }),
     }),
@@ -43,6 +52,9 @@ const repositories = [
       { name: Application.name, schema: ApplicationSchema },
       { name: ApiKey.name, schema: ApiKeySchema },
       { name: Task.name, schema: TaskSchema },
+      { name: TaskResult.name, schema: TaskResultSchema },
+      { name: FeedDirectory.name, schema: FeedDirectorySchema },
+      { name: SweepState.name, schema: SweepStateSchema },
       { name: UsageDaily.name, schema: UsageDailySchema },
       { name: BillingRecord.name, schema: BillingRecordSchema },
       { name: User.name, schema: UserSchema },

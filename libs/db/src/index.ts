@@ -13,3 +13,6 @@ export * from './users/user.schema';
 export * from './users/users.repository';
 export * from './webhook-deliveries/webhook-delivery.schema';
 export * from './webhook-deliveries/webhook-deliveries.repository';
+export * from './feeds/feed-pages';
+export * from './sweeps/sweep-state.repository';
+export * from './sweeps/feed-sweeper';

@@ -25,11 +25,11 @@ export interface WebhookEvent {
   };
 }
 
-/** The fields of a stored task the event is built from. */
+/** The fields of a stored task the event is built from, with its result body (for image URLs) while it is kept. */
 export type WebhookTask = Pick<
   TaskRecord,
-  '_id' | 'appId' | 'endpoint' | 'model' | 'resolvedModel' | 'status' | 'usage' | 'cost' | 'result' | 'error' | 'createdAt' | 'finishedAt'
->;
+  '_id' | 'appId' | 'endpoint' | 'model' | 'resolvedModel' | 'status' | 'usage' | 'cost' | 'error' | 'createdAt' | 'finishedAt'
+> & { result?: string };
 
 /** The event a task in `status` fires; null for statuses that fire none (queued, running, cancelled by a disconnect). */
 export function webhookEventTypeOf(status: TaskRecord['status']): WebhookEventType | null {

@@ -1,22 +1,15 @@
 import { AppConfig, LOGGER } from '@gateway/common';
-import { WebhookDeliveriesRepository } from '@gateway/db';
-import { ImageStore } from '@gateway/imaging';
 import { MaintenanceJob, QueueName } from '@gateway/queue';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { Logger } from 'pino';
+import { MaintenancePass } from '../tasks/maintenance-pass.service';
 import { TaskProcessor } from '../tasks/task-processor';
 
 const EXPIRE_FILES = 'expire-files';
-/** Webhook attempts stay listed in the console this long: the retry schedule spans about 3 days. */
-const DELIVERY_HISTORY_MS = 30 * 24 * 3600 * 1000;
 
-/**
- * Housekeeping on a BullMQ job scheduler: however many workers run, one sweep happens per interval. Expired
- * images, abandoned inputs and old webhook attempts are deleted here because TTL indexes are outside the portable
- * subset (DESIGN §5).
- */
+/** Housekeeping (MaintenancePass) on a BullMQ job scheduler: however many workers run, one pass happens per interval. */
 @Injectable()
 export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance>, OnApplicationBootstrap {
   readonly queue = QueueName.Maintenance;
@@ -25,8 +18,7 @@ export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance
   constructor(
     private readonly config: AppConfig,
     @InjectQueue(QueueName.Maintenance) private readonly maintenance: Queue<MaintenanceJob>,
-    private readonly store: ImageStore,
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly pass: MaintenancePass,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -40,8 +32,7 @@ export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance
 
   async process(job: Job<MaintenanceJob>): Promise<void> {
     if (job.data.kind !== 'expire-files') return;
-    const deleted = await this.store.deleteExpired();
-    const deliveries = await this.deliveries.deleteCreatedBefore(new Date(Date.now() - DELIVERY_HISTORY_MS));
-    if (deleted.images + deleted.inputs + deliveries > 0) this.logger.info({ ...deleted, deliveries }, 'expired files and old webhook attempts deleted');
+    const deleted = await this.pass.run();
+    if (Object.values(deleted).some((count) => count > 0)) this.logger.info(deleted, 'expired files, result bodies and old webhook attempts deleted');
   }
 }

@@ -44,14 +44,14 @@ export class WebhooksProcessor implements TaskProcessor<QueueName.Webhooks>, OnM
   async process(job: Job<WebhookJob>): Promise<void> {
     const { appId, taskId, event, redelivery = false } = job.data;
     const attempt = job.attemptsMade + 1;
-    const [app, task] = await Promise.all([this.applications.findById(appId), this.tasks.findById(taskId)]);
+    const [app, task, resultBody] = await Promise.all([this.applications.findById(appId), this.tasks.findById(taskId), this.tasks.findResult(taskId)]);
     const base = { appId, taskId, event, webhookId: webhookIdOf(taskId, event), url: app?.callbackUrl ?? '', attempt, redelivery };
 
     const skipped = skipReason(app, task, redelivery);
     if (skipped) return this.record({ ...base, outcome: 'skipped', error: skipped, durationMs: 0 });
 
     // The job's creation time, not the attempt's, so every attempt carries the same body.
-    const body = JSON.stringify(buildWebhookEvent(task!, new Date(job.timestamp)));
+    const body = JSON.stringify(buildWebhookEvent({ ...task!, result: resultBody ?? undefined }, new Date(job.timestamp)));
     const message = signWebhookMessage(this.box.open(app!.secretKeyEnc), base.webhookId, body);
     const result = await this.sender.send(app!.callbackUrl!, message);
     await this.record({ ...base, outcome: result.outcome, httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, responseSnippet: result.responseSnippet });

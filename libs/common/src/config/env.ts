@@ -112,6 +112,13 @@ export class Env {
   @Type(() => Number) @IsInt() @Min(1)
   IMAGE_URL_TTL = 24 * 3600;
 
+  /**
+   * Result bodies of finished tasks (embedding vectors, chat answers, image URLs) are kept this many seconds; the
+   * task record, its usage, cost and billing stay. At least a day, so that an Idempotency-Key replay finds its body.
+   */
+  @Type(() => Number) @IsInt() @Min(86_400)
+  TASK_RESULT_RETENTION = 7 * 86_400;
+
   /** Stored request images no job has claimed are deleted after this many seconds. */
   @Type(() => Number) @IsInt() @Min(60)
   IMAGE_INPUT_TTL = 24 * 3600;

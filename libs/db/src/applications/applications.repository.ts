@@ -21,8 +21,9 @@ export class ApplicationsRepository {
   }
 
   /** The application if `ownerId` owns it: another user's application reads as absent. */
-  findOwned(appId: string, ownerId: string): Promise<ApplicationRecord | null> {
-    return this.model.findOne({ _id: appId, ownerId }).lean<ApplicationRecord>().exec();
+  async findOwned(appId: string, ownerId: string): Promise<ApplicationRecord | null> {
+    const app = await this.findById(appId);
+    return app?.ownerId === ownerId ? app : null;
   }
 
   updateOwned(appId: string, ownerId: string, changes: Partial<NewApplication> & { status?: 'active' | 'revoked' }): Promise<ApplicationRecord | null> {
@@ -35,6 +36,11 @@ export class ApplicationsRepository {
   /** Only while the URL is still the one that answered 410: a URL saved since then stays enabled. */
   async disableCallback(appId: string, url: string): Promise<void> {
     await this.model.updateOne({ _id: appId, callbackUrl: url }, { $set: { callbackDisabledAt: new Date() } }).exec();
+  }
+
+  /** Every application's id and creation time, for sweeps that go through them all. */
+  listCreated(): Promise<Pick<ApplicationRecord, '_id' | 'createdAt'>[]> {
+    return this.model.find({}, { _id: 1, createdAt: 1 }).lean<Pick<ApplicationRecord, '_id' | 'createdAt'>[]>().exec();
   }
 
   list(ownerId?: string): Promise<ApplicationRecord[]> {

@@ -3,15 +3,22 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 /** One delivered image, billed once: unique on (taskId, index), so a retried job can never bill it twice. */
 @Schema({ collection: 'billing_records', versionKey: false })
 export class BillingRecord {
+  /** `${taskId}:${index}` */
+  @Prop({ type: String, required: true }) _id: string;
   @Prop({ required: true }) taskId: string;
   @Prop({ required: true }) index: number;
-  @Prop({ required: true, index: true }) appId: string;
+  @Prop({ required: true }) appId: string;
   @Prop({ required: true }) model: string;
   @Prop({ required: true }) unitPrice: number;
   @Prop({ required: true }) currency: string;
   @Prop({ required: true }) day: string;
   @Prop({ type: Date, required: true }) createdAt: Date;
+  /** The application's billing feed page it is listed under, and its number within the day (FeedPages). */
+  @Prop({ required: true }) page: string;
+  @Prop({ required: true }) seq: number;
 }
 
 export const BillingRecordSchema = SchemaFactory.createForClass(BillingRecord);
+// Also serves the records of one task: a filter on its leading field.
 BillingRecordSchema.index({ taskId: 1, index: 1 }, { unique: true });
+BillingRecordSchema.index({ page: 1 });

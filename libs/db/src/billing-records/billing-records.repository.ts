@@ -1,19 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
 import { BillingRecord } from './billing-record.schema';
+
+/** What the worker bills; the repository files it in the application's billing feed. */
+export type NewBillingRecord = Omit<BillingRecord, '_id' | 'page' | 'seq'>;
 
 const DUPLICATE_KEY = 11000;
 
 @Injectable()
 export class BillingRecordsRepository {
-  constructor(@InjectModel(BillingRecord.name) private readonly model: Model<BillingRecord>) {}
+  constructor(@InjectModel(BillingRecord.name) private readonly model: Model<BillingRecord>, private readonly feeds: FeedPages) {}
 
-  /** Bills each delivered image once; records that already exist (an earlier attempt) are left as they are. Returns how many are new. */
-  async billImages(records: BillingRecord[]): Promise<number> {
+  /**
+   * Bills each delivered image once; records that already exist (an earlier attempt) are left as they are. Returns
+   * how many are new. All records of one call belong to one task, hence to one application and day.
+   */
+  async billImages(records: NewBillingRecord[]): Promise<number> {
     if (records.length === 0) return 0;
+    const places = await this.feeds.place('billing', records[0].appId, records[0].day, records.length);
+    const filed = records.map((record, i) => ({ _id: `${record.taskId}:${record.index}`, ...record, ...places[i] }));
     try {
-      const inserted = await this.model.insertMany(records, { ordered: false, rawResult: true });
+      const inserted = await this.model.insertMany(filed, { ordered: false, rawResult: true });
       return inserted.insertedCount;
     } catch (error) {
       type WriteError = { code?: number; err?: { code?: number } };
@@ -25,7 +34,14 @@ export class BillingRecordsRepository {
     }
   }
 
-  listForTask(taskId: string, appId: string): Promise<BillingRecord[]> {
-    return this.model.find({ taskId, appId }).sort({ index: 1 }).lean<BillingRecord[]>().exec();
+  /** The records of one task of this application, by image index; another application's task has none. */
+  async listForTask(taskId: string, appId: string): Promise<BillingRecord[]> {
+    const records = await this.model.find({ taskId }).lean<BillingRecord[]>().exec();
+    return records.filter((record) => record.appId === appId).sort((a, b) => a.index - b.index);
+  }
+
+  /** An application's records over a range of days, most recently billed first. */
+  listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<BillingRecord>> {
+    return this.feeds.list('billing', appId, query, (page) => this.model.find({ page }).lean<BillingRecord[]>().exec());
   }
 }

@@ -6,12 +6,14 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /**
  * One document per request, written once when the task reaches a final state; while it is queued or running
- * its state lives in its BullMQ job. Never holds image bytes.
+ * its state lives in its BullMQ job. Never holds image bytes, nor the response body: that lives in `task_results`,
+ * which the retention sweep empties while this record, its usage and its cost stay.
  */
 @Schema({ collection: 'tasks', versionKey: false })
 export class Task {
   @Prop({ type: String, required: true }) _id: string;
-  @Prop({ required: true, index: true }) appId: string;
+  /** Read by `_id` and checked in code, never filtered on: see docs/decisions/embedded-database.md. */
+  @Prop({ required: true }) appId: string;
   @Prop({ required: true }) requestId: string;
   @Prop({ required: true }) endpoint: string;
   @Prop({ required: true }) model: string;
@@ -26,11 +28,28 @@ export class Task {
   @Prop({ type: Number, default: 1 }) attempts: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) usage?: Record<string, number>;
   @Prop({ type: Number, default: 0 }) cost: number;
-  /** The response body the caller received, as JSON text: stored and served verbatim, and far cheaper to store than nested arrays. */
-  @Prop({ type: String }) result?: string;
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (DESIGN §5). */
   @Prop({ required: true }) day: string;
+  /** The application's task feed page it is listed under, and its number within the day (FeedPages). */
+  @Prop({ required: true }) page: string;
+  @Prop({ required: true }) seq: number;
 }
 
 export const TaskSchema = SchemaFactory.createForClass(Task);
+TaskSchema.index({ page: 1 });
+
+/**
+ * The response body a task's caller received, as JSON text: stored and served verbatim, and far cheaper to store
+ * than nested arrays. Filed under its task's feed page, so the retention sweep deletes a page of them at once.
+ */
+@Schema({ collection: 'task_results', versionKey: false })
+export class TaskResult {
+  /** The task id. */
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ required: true }) page: string;
+  @Prop({ required: true }) body: string;
+}
+
+export const TaskResultSchema = SchemaFactory.createForClass(TaskResult);
+TaskResultSchema.index({ page: 1 });

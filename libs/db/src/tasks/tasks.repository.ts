@@ -2,10 +2,14 @@ import { utcDay } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
 import { GroupCommitInserter } from '../shared/group-commit';
-import { Task } from './task.schema';
+import { Task, TaskResult } from './task.schema';
 
 export type TaskRecord = Task;
+
+/** What the worker records: the task, and the body its caller received when it succeeded. */
+export type NewTaskRecord = Omit<Task, 'page' | 'seq'> & { result?: string };
 
 /** What every task job carries about its request (structurally the queue's TaskEnvelope). */
 export interface TaskIdentity {
@@ -32,25 +36,58 @@ export function taskBase(task: TaskIdentity): Pick<Task, '_id' | 'appId' | 'requ
   };
 }
 
+/**
+ * Task records and their result bodies. Every read is by `_id` or by feed page, the two things the embedded
+ * database serves by index; ownership is checked on the record, not in the filter.
+ */
 @Injectable()
 export class TasksRepository {
-  private readonly inserter: GroupCommitInserter<Task>;
+  private readonly taskInserter: GroupCommitInserter<Task>;
+  private readonly resultInserter: GroupCommitInserter<TaskResult>;
 
-  constructor(@InjectModel(Task.name) private readonly model: Model<Task>) {
-    this.inserter = new GroupCommitInserter<Task>(() => this.model.collection as never);
+  constructor(
+    @InjectModel(Task.name) private readonly model: Model<Task>,
+    @InjectModel(TaskResult.name) private readonly results: Model<TaskResult>,
+    private readonly feeds: FeedPages,
+  ) {
+    this.taskInserter = new GroupCommitInserter<Task>(() => this.model.collection as never);
+    this.resultInserter = new GroupCommitInserter<TaskResult>(() => this.results.collection as never);
   }
 
-  /** Records a finished task; idempotent per task id, so a retried job never records twice. */
-  record(task: Task): Promise<void> {
-    return this.inserter.insert(task);
+  /**
+   * Records a finished task; idempotent per task id, so a retried job never records twice. The body goes first:
+   * a record that can be read always has its body, until retention removes it.
+   */
+  async record({ result, ...task }: NewTaskRecord): Promise<void> {
+    const [{ page, seq }] = await this.feeds.place('tasks', task.appId, task.day, 1);
+    if (result !== undefined) await this.resultInserter.insert({ _id: task._id, page, body: result });
+    await this.taskInserter.insert({ ...task, page, seq });
   }
 
   /** A task of this application; another application's task id reads as absent. */
-  findForApp(taskId: string, appId: string): Promise<TaskRecord | null> {
-    return this.model.findOne({ _id: taskId, appId }).lean<TaskRecord>().exec();
+  async findForApp(taskId: string, appId: string): Promise<TaskRecord | null> {
+    const task = await this.findById(taskId);
+    return task?.appId === appId ? task : null;
   }
 
   findById(taskId: string): Promise<TaskRecord | null> {
     return this.model.findById(taskId).lean<TaskRecord>().exec();
+  }
+
+  /** The body a succeeded task answered with; null once retention has removed it. */
+  async findResult(taskId: string): Promise<string | null> {
+    const found = await this.results.findById(taskId).lean<TaskResult>().exec();
+    return found?.body ?? null;
+  }
+
+  /** An application's tasks over a range of creation days, most recently recorded first. */
+  listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<TaskRecord>> {
+    return this.feeds.list('tasks', appId, query, (page) => this.model.find({ page }).lean<TaskRecord[]>().exec());
+  }
+
+  /** Deletes the result bodies filed under one feed page; returns how many. */
+  async deleteResults(page: string): Promise<number> {
+    const { deletedCount } = await this.results.deleteMany({ page }).exec();
+    return deletedCount;
   }
 }

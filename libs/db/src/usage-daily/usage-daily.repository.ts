@@ -20,7 +20,7 @@ export class UsageDailyRepository {
       increments.map(({ key, counters }) => ({
         updateOne: {
           filter: { _id: `${key.appId}|${key.model}|${key.day}` },
-          update: { $inc: counters, $setOnInsert: key },
+          update: { $inc: counters, $setOnInsert: { ...key, appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
           upsert: true,
         },
       })),
@@ -28,8 +28,23 @@ export class UsageDailyRepository {
     );
   }
 
-  /** Days `from`..`to` (YYYY-MM-DD, inclusive) of one application, oldest first. */
-  listForApp(appId: string, from: string, to: string): Promise<UsageDaily[]> {
-    return this.model.find({ appId, day: { $gte: from, $lte: to } }).sort({ day: 1, model: 1 }).lean<UsageDaily[]>().exec();
+  /** Days `from`..`to` (YYYY-MM-DD, inclusive) of one application, oldest first, then by model. */
+  async listForApp(appId: string, from: string, to: string): Promise<UsageDaily[]> {
+    const months = monthsBetween(from, to);
+    const found = await Promise.all(months.map((month) => this.model.find({ appMonth: `${appId}|${month}` }).lean<UsageDaily[]>().exec()));
+    return found
+      .flat()
+      .filter((usage) => usage.day >= from && usage.day <= to)
+      .sort((a, b) => (a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1));
   }
+}
+
+/** YYYY-MM of every month that `from`..`to` touches, oldest first. */
+function monthsBetween(from: string, to: string): string[] {
+  const months: string[] = [];
+  for (let [year, month] = from.slice(0, 7).split('-').map(Number); `${year}-${String(month).padStart(2, '0')}` <= to.slice(0, 7); ) {
+    months.push(`${year}-${String(month).padStart(2, '0')}`);
+    [year, month] = month === 12 ? [year + 1, 1] : [year, month + 1];
+  }
+  return months;
 }

@@ -6,9 +6,11 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 export class UsageDaily {
   /** `${appId}|${model}|${day}`: one document per key, so an upsert never races into a duplicate. */
   @Prop({ type: String, required: true }) _id: string;
-  @Prop({ required: true, index: true }) appId: string;
+  @Prop({ required: true }) appId: string;
   @Prop({ required: true }) model: string;
   @Prop({ required: true }) day: string;
+  /** `${appId}|${YYYY-MM}`: a range of days is read a month at a time, by equality (FerretDB serves no ranges). */
+  @Prop({ required: true }) appMonth: string;
   @Prop({ type: Number, default: 0 }) calls: number;
   @Prop({ type: Number, default: 0 }) errors: number;
   @Prop({ type: Number, default: 0 }) promptTokens: number;
@@ -18,5 +20,6 @@ export class UsageDaily {
 }
 
 export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
+UsageDailySchema.index({ appMonth: 1 });
 
 export type UsageCounters = Pick<UsageDaily, 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'>;

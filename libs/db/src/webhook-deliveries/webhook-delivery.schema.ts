@@ -5,8 +5,8 @@ export const WEBHOOK_DELIVERY_OUTCOMES = ['delivered', 'retry', 'gone', 'rejecte
 export type WebhookDeliveryOutcome = (typeof WEBHOOK_DELIVERY_OUTCOMES)[number];
 
 /**
- * One webhook delivery attempt, written once and never updated (FerretDB updates by _id scan the collection,
- * DESIGN §5). The console lists them per application, newest first.
+ * One webhook delivery attempt, written once and never updated. The console lists them per application, newest
+ * first, through the application's `webhooks` feed; the maintenance sweep deletes whole feed pages once old.
  */
 @Schema({ collection: 'webhook_deliveries', versionKey: false })
 export class WebhookDelivery {
@@ -30,8 +30,10 @@ export class WebhookDelivery {
   @Prop({ type: Date, required: true }) createdAt: Date;
   /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (DESIGN §5). */
   @Prop({ required: true }) day: string;
+  /** The application's webhook feed page it is listed under, and its number within the day (FeedPages). */
+  @Prop({ required: true }) page: string;
+  @Prop({ required: true }) seq: number;
 }
 
 export const WebhookDeliverySchema = SchemaFactory.createForClass(WebhookDelivery);
-// Serves the console's newest-first listing per application, and any query by appId alone.
-WebhookDeliverySchema.index({ appId: 1, createdAt: -1 });
+WebhookDeliverySchema.index({ page: 1 });

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { newId } from '@gateway/common';
+import { SweepStateRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import { Connection, mongo } from 'mongoose';
@@ -24,15 +25,21 @@ export interface StoredImage {
 const CHUNK_BYTES = 1024 * 1024;
 const DUPLICATE_KEY = 11000;
 
+/** A sweep of expired files stops after this many in one pass and carries on at the next. */
+const SWEEP_BATCH = 500;
+
 /**
  * Image bytes in GridFS (DESIGN §5): bucket `images` holds generated images behind signed URLs, bucket `inputs`
  * holds request images too large to travel inside a job. Neither is ever read by an id the caller chose.
+ * A file's `filename` is the UTC hour it expires in (`expires|YYYY-MM-DDTHH`): the driver indexes filename, so the
+ * sweep finds an hour's files by equality, which the embedded database serves by index where it would scan for a
+ * range on `metadata.expiresAt`.
  */
 @Injectable()
 export class ImageStore {
   private buckets?: { images: mongo.GridFSBucket; inputs: mongo.GridFSBucket };
 
-  constructor(@InjectConnection() private readonly connection: Connection) {}
+  constructor(@InjectConnection() private readonly connection: Connection, private readonly sweeps: SweepStateRepository) {}
 
   /** The connection's `db` exists only once it has connected, so the buckets are made on first use. */
   private get images(): mongo.GridFSBucket {
@@ -94,21 +101,41 @@ export class ImageStore {
     return { length: file.length, metadata: file.metadata as StoredFileMetadata, stream: this.images.openDownloadStream(id as never) };
   }
 
-  /** Deletes images and inputs whose lifetime has passed; returns how many of each. */
-  async deleteExpired(now = new Date()): Promise<{ images: number; inputs: number }> {
-    const [images, inputs] = await Promise.all([sweep(this.images, now), sweep(this.inputs, now)]);
+  /**
+   * Deletes images and inputs whose lifetime has passed; returns how many of each. `horizonMs` is the longest
+   * lifetime a file may have had: the first sweep of a database looks back that far.
+   */
+  async deleteExpired(horizonMs: number, now = new Date()): Promise<{ images: number; inputs: number }> {
+    const images = await this.sweep('files:images', this.images, horizonMs, now);
+    const inputs = await this.sweep('files:inputs', this.inputs, horizonMs, now);
     return { images, inputs };
+  }
+
+  /** Hour by hour from where the last pass stopped up to now; an hour is done once it is past and emptied. */
+  private async sweep(name: string, bucket: mongo.GridFSBucket, horizonMs: number, now: Date): Promise<number> {
+    const current = expiryHour(now);
+    let hour = (await this.sweeps.through(name)) ?? expiryHour(new Date(now.getTime() - horizonMs - 3_600_000));
+    let deleted = 0;
+    while (hour < current && deleted < SWEEP_BATCH) {
+      hour = expiryHour(new Date(Date.parse(`${hour}:00:00Z`) + 3_600_000));
+      const files = await bucket.find({ filename: `expires|${hour}` }, { projection: { _id: 1, metadata: 1 } }).toArray();
+      const expired = files.filter((file) => new Date(file.metadata?.expiresAt).getTime() <= now.getTime()).slice(0, SWEEP_BATCH - deleted);
+      for (const file of expired) await bucket.delete(file._id).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
+      deleted += expired.length;
+      if (hour < current && expired.length === files.length) await this.sweeps.advance(name, hour);
+      else break;
+    }
+    return deleted;
   }
 }
 
-async function upload(bucket: mongo.GridFSBucket, id: string, bytes: Buffer, metadata: StoredFileMetadata): Promise<void> {
-  await pipeline(Readable.from([bytes]), bucket.openUploadStreamWithId(id as never, id, { metadata }));
+/** The UTC hour a file expires in, YYYY-MM-DDTHH: the bucket its filename names. */
+function expiryHour(at: Date): string {
+  return at.toISOString().slice(0, 13);
 }
 
-async function sweep(bucket: mongo.GridFSBucket, now: Date): Promise<number> {
-  const expired = await bucket.find({ 'metadata.expiresAt': { $lte: now } }, { projection: { _id: 1 } }).toArray();
-  for (const file of expired) await bucket.delete(file._id).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
-  return expired.length;
+async function upload(bucket: mongo.GridFSBucket, id: string, bytes: Buffer, metadata: StoredFileMetadata): Promise<void> {
+  await pipeline(Readable.from([bytes]), bucket.openUploadStreamWithId(id as never, `expires|${expiryHour(metadata.expiresAt)}`, { metadata }));
 }
 
 function isFileNotFound(error: unknown): boolean {

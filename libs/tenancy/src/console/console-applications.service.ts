@@ -1,6 +1,21 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
-import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication, UsageDailyRepository, WebhookDeliveriesRepository, WebhookDelivery } from '@gateway/db';
+import {
+  ApiKeysRepository,
+  ApplicationRecord,
+  ApplicationsRepository,
+  BillingRecord,
+  BillingRecordsRepository,
+  FeedQuery,
+  FeedSlice,
+  InvalidCursorError,
+  NewApplication,
+  TaskRecord,
+  TasksRepository,
+  UsageDailyRepository,
+  WebhookDeliveriesRepository,
+  WebhookDelivery,
+} from '@gateway/db';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -20,6 +35,8 @@ export class ConsoleApplicationsService {
     private readonly callbackUrls: CallbackUrls,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly webhookJobs: WebhookJobs,
+    private readonly tasksRepository: TasksRepository,
+    private readonly billing: BillingRecordsRepository,
   ) {}
 
   async list(ownerId: string) {
@@ -84,11 +101,22 @@ export class ConsoleApplicationsService {
     };
   }
 
-  /** Delivery attempts of the application's webhooks, newest first; `before` pages back. */
-  async webhookDeliveries(appId: string, ownerId: string, before?: Date) {
+  /** Delivery attempts of the application's webhooks, newest first. */
+  async webhookDeliveries(appId: string, ownerId: string, query: FeedQuery) {
     await this.owned(appId, ownerId);
-    const attempts = await this.deliveries.listForApp(appId, { before });
-    return { app_id: appId, data: attempts.map(presentDelivery) };
+    return present(appId, await listing(() => this.deliveries.listForApp(appId, query)), presentDelivery);
+  }
+
+  /** The application's finished tasks, most recently finished first; result bodies are fetched per task by the API. */
+  async tasks(appId: string, ownerId: string, query: FeedQuery) {
+    await this.owned(appId, ownerId);
+    return present(appId, await listing(() => this.tasksRepository.listForApp(appId, query)), presentTask);
+  }
+
+  /** The application's per-image billing records, most recently billed first. */
+  async billingRecords(appId: string, ownerId: string, query: FeedQuery) {
+    await this.owned(appId, ownerId);
+    return present(appId, await listing(() => this.billing.listForApp(appId, query)), presentBillingRecord);
   }
 
   /** Sends a delivered or failed event once more (one attempt), even to a callback a 410 disabled. */
@@ -144,6 +172,46 @@ export class ConsoleApplicationsService {
 
 function notFound(appId: string): GatewayError {
   return new GatewayError('NotFound', `no application ${appId} in your account`, { param: 'id' });
+}
+
+async function listing<T>(list: () => Promise<FeedSlice<T>>): Promise<FeedSlice<T>> {
+  try {
+    return await list();
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw new GatewayError('InvalidParameter', error.message, { param: 'cursor' });
+    throw error;
+  }
+}
+
+function present<T>(appId: string, slice: FeedSlice<T>, view: (record: T) => Record<string, unknown>) {
+  return { app_id: appId, data: slice.data.map(view), next: slice.next };
+}
+
+function presentTask(task: TaskRecord) {
+  return {
+    id: task._id,
+    status: task.status,
+    endpoint: task.endpoint,
+    model: task.model,
+    resolved_model: task.resolvedModel,
+    usage: task.usage ?? null,
+    cost: task.cost,
+    error: task.error ? { code: task.error.code, message: task.error.message } : null,
+    created_at: new Date(task.createdAt).toISOString(),
+    finished_at: task.finishedAt ? new Date(task.finishedAt).toISOString() : null,
+  };
+}
+
+function presentBillingRecord(record: BillingRecord) {
+  return {
+    task_id: record.taskId,
+    image_index: record.index,
+    model: record.model,
+    unit_price: record.unitPrice,
+    currency: record.currency,
+    day: record.day,
+    created_at: new Date(record.createdAt).toISOString(),
+  };
 }
 
 function presentDelivery(delivery: WebhookDelivery) {

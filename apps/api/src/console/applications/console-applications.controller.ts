@@ -1,8 +1,8 @@
 import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession } from '@gateway/tenancy';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { GatewayError } from '@gateway/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { listingQuery } from '../listing-query';
 import { CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
 
 @Controller('console/api/applications')
@@ -42,11 +42,22 @@ export class ConsoleApplicationsController {
     return this.applications.rotateApiKey(id, session.userId, dto.grace_seconds ?? 0);
   }
 
+  /** Webhook delivery attempts, newest first: `from`/`to` (UTC days), `limit`, and `cursor` = the previous page's `next`. */
   @Get(':id/webhooks')
-  webhooks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query('before') before?: string) {
-    const cursor = before === undefined ? undefined : new Date(before);
-    if (cursor && Number.isNaN(cursor.getTime())) throw new GatewayError('InvalidParameter', 'before must be an ISO 8601 time', { param: 'before' });
-    return this.applications.webhookDeliveries(id, session.userId, cursor);
+  webhooks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
+    return this.applications.webhookDeliveries(id, session.userId, listingQuery(query));
+  }
+
+  /** Finished tasks, most recently finished first; same paging as the webhook attempts. */
+  @Get(':id/tasks')
+  tasks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
+    return this.applications.tasks(id, session.userId, listingQuery(query));
+  }
+
+  /** Per-image billing records, most recently billed first; same paging as the webhook attempts. */
+  @Get(':id/billing')
+  billing(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
+    return this.applications.billingRecords(id, session.userId, listingQuery(query));
   }
 
   @Post(':id/webhooks/:deliveryId/redeliver')

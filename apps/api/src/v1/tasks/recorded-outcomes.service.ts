@@ -18,7 +18,8 @@ export class RecordedOutcomes implements TaskOutcomeSource {
     if (delivered) return delivered;
     const record = await this.tasks.findById(taskId);
     if (record?.status === 'succeeded') {
-      return { ok: true, body: record.result ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
+      const body = await this.tasks.findResult(taskId);
+      return { ok: true, body: body ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
     }
     if (record?.status === 'failed' && record.error) return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };
     if (record?.status === 'cancelled') return 'cancelled';

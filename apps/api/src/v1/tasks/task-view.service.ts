@@ -1,22 +1,33 @@
-import { ERROR_CODES, ErrorCode, GatewayError } from '@gateway/common';
+import { AppConfig, ERROR_CODES, ErrorCode, GatewayError } from '@gateway/common';
 import { TaskRecord, TasksRepository } from '@gateway/db';
 import { OutcomeStore, TaskGateway } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
 
-/** GET /v1/tasks/{id}: the record once final, the job's state while queued or running; owner only. */
+/**
+ * GET /v1/tasks/{id}: the record once final, the job's state while queued or running; owner only. A result older
+ * than TASK_RESULT_RETENTION reads as `result: null, result_expired: true`, whether or not the sweep has run yet.
+ */
 @Injectable()
 export class TaskViewService {
-  constructor(private readonly tasks: TasksRepository, private readonly gateway: TaskGateway, private readonly outcomes: OutcomeStore) {}
+  private readonly retentionMs: number;
+
+  constructor(config: AppConfig, private readonly tasks: TasksRepository, private readonly gateway: TaskGateway, private readonly outcomes: OutcomeStore) {
+    this.retentionMs = config.TASK_RESULT_RETENTION * 1000;
+  }
 
   async view(taskId: string, appId: string): Promise<Record<string, unknown>> {
     if (!TASK_ID.test(taskId)) throw notFound(taskId);
     // The worker sets the outcome key, then writes the record, then deletes the key: reading in the same order
     // (key first) means a finished task is always seen in one or the other.
     const outcome = await this.outcomes.read(taskId);
-    const record = await this.tasks.findForApp(taskId, appId);
-    if (record) return present(record);
+    // Both by primary key, at once: a task that failed simply has no body.
+    const [record, body] = await Promise.all([this.tasks.findForApp(taskId, appId), this.tasks.findResult(taskId)]);
+    if (record) {
+      const expired = record.status === 'succeeded' && (body === null || Date.now() - new Date(record.finishedAt ?? record.createdAt).getTime() > this.retentionMs);
+      return present(record, expired ? null : body, expired);
+    }
     const job = await this.gateway.jobState(taskId);
     if (!job || job.data.appId !== appId) throw notFound(taskId);
     const view = {
@@ -36,8 +47,8 @@ export class TaskViewService {
     // Delivered but not recorded yet: the same fields the record will show.
     const finished = { started_at: seconds(outcome.startedAt), finished_at: seconds(outcome.finishedAt), cost: outcome.cost ?? 0 };
     return outcome.ok
-      ? { ...view, ...finished, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), error: null }
-      : { ...view, ...finished, status: 'failed', usage: null, result: null, error: errorView(outcome.error) };
+      ? { ...view, ...finished, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), result_expired: false, error: null }
+      : { ...view, ...finished, status: 'failed', usage: null, result: null, result_expired: false, error: errorView(outcome.error) };
   }
 
 }
@@ -47,7 +58,7 @@ function seconds(time?: Date | number | null): number | null {
   return time == null ? null : Math.floor(new Date(time).getTime() / 1000);
 }
 
-function present(record: TaskRecord): Record<string, unknown> {
+function present(record: TaskRecord, body: string | null, resultExpired: boolean): Record<string, unknown> {
   return {
     id: record._id,
     object: 'task',
@@ -60,7 +71,8 @@ function present(record: TaskRecord): Record<string, unknown> {
     finished_at: seconds(record.finishedAt),
     usage: record.usage ?? null,
     cost: record.cost,
-    result: record.result ? JSON.parse(record.result) : null,
+    result: body ? JSON.parse(body) : null,
+    result_expired: resultExpired,
     error: record.error ? errorView(record.error) : null,
   };
 }

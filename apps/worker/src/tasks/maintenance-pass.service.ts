@@ -1,0 +1,46 @@
+import { AppConfig } from '@gateway/common';
+import { FeedSweeper, TasksRepository, WebhookDeliveriesRepository } from '@gateway/db';
+import { ImageStore } from '@gateway/imaging';
+import { Injectable } from '@nestjs/common';
+
+/** Webhook attempts stay listed in the console this long: the retry schedule spans about 3 days. */
+const DELIVERY_HISTORY_MS = 30 * 24 * 3600 * 1000;
+/** A pass stops starting new days of retention work after this long; the next pass carries on. */
+const PASS_BUDGET_MS = 60_000;
+
+/**
+ * One maintenance pass. Expired images, abandoned inputs, result bodies past TASK_RESULT_RETENTION and old webhook
+ * attempts are deleted here, because TTL indexes are outside the portable subset (DESIGN §5). Every sweep deletes
+ * in small batches found by index, so a pass costs the same at any database size and never holds the database long.
+ */
+@Injectable()
+export class MaintenancePass {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly store: ImageStore,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly tasks: TasksRepository,
+    private readonly feedSweeper: FeedSweeper,
+  ) {}
+
+  /** One maintenance pass; returns how many of each kind it deleted. */
+  async run(now = Date.now()): Promise<{ images: number; inputs: number; results: number; deliveries: number }> {
+    const deadline = now + PASS_BUDGET_MS;
+    const files = await this.store.deleteExpired(Math.max(this.config.IMAGE_URL_TTL, this.config.IMAGE_INPUT_TTL) * 1000, new Date(now));
+    const results = await this.feedSweeper.sweep({
+      name: 'task-results',
+      feed: 'tasks',
+      cutoff: new Date(now - this.config.TASK_RESULT_RETENTION * 1000),
+      deletePage: (page) => this.tasks.deleteResults(page),
+      deadline,
+    });
+    const deliveries = await this.feedSweeper.sweep({
+      name: 'webhook-deliveries',
+      feed: 'webhooks',
+      cutoff: new Date(now - DELIVERY_HISTORY_MS),
+      deletePage: (page) => this.deliveries.deletePage(page),
+      deadline,
+    });
+    return { ...files, results: results.deleted, deliveries: deliveries.deleted };
+  }
+}

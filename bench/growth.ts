@@ -1,0 +1,290 @@
+/**
+ * Growth benchmark: does every read stay flat as the embedded database fills up?
+ *
+ * Starts Redis and the embedded database (FerretDB over PostgreSQL) in a temp dir and fills it through the
+ * repositories the gateway itself uses, in realistic proportions, to each size in --sizes (10k, 100k, 1M tasks):
+ * 10 applications (one with 40% of the traffic), tasks spread over the last 30 days; 50% embeddings (results of 1024
+ * or 256 dimensions), 45% chat, 5% image edits of 2 images (2 billing records and 2 stored files each); 20% of
+ * tasks fire a webhook (1.2 attempts each); daily usage roll-ups. At each size it prints p50/p99 of every read on a
+ * request path or a console page, the insert rate, disk per 1,000 tasks and the time of a full maintenance pass
+ * (sweep progress reset, so the pass walks every day past retention). Asserts nothing.
+ *
+ * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 200]
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { NestFactory } from '@nestjs/core';
+import { Module } from '@nestjs/common';
+import { getConnectionToken } from '@nestjs/mongoose';
+import { Connection, mongo } from 'mongoose';
+import { AppConfig, ConfigModule, LoggerModule, createLogger, loadConfig, utcDay, utcDaysBefore } from '@gateway/common';
+import {
+  ApiKeysRepository,
+  ApplicationsRepository,
+  BillingRecordsRepository,
+  DbModule,
+  TasksRepository,
+  UsageDailyRepository,
+  UsersRepository,
+  WebhookDeliveriesRepository,
+} from '@gateway/db';
+import { ImageStore, ImagingModule } from '@gateway/imaging';
+import { QueueModule } from '@gateway/queue';
+import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const services = require('../scripts/services.js');
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '200' } } });
+const SIZES = values.sizes!.split(',').map(Number);
+const SAMPLES = Number(values.samples);
+const APPS = 10;
+const DAYS = 30;
+const IN_FLIGHT = 256;
+const TARGET_P99_MS = 20;
+
+@Module({})
+class GrowthModule {}
+
+interface Fixture {
+  apps: { appId: string; keyHash: string }[];
+  emails: string[];
+  /** A sample of recorded tasks (id, app, whether it is an image edit), for reads. */
+  tasks: { taskId: string; appId: string; image: boolean }[];
+  fileIds: string[];
+  recorded: number;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-growth-'));
+  fs.chmodSync(dir, 0o711);
+  const [redisPort, mongoPort, postgresPort] = [await services.freePort(), await services.freePort(), await services.freePort()];
+  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
+  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/growth`,
+      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
+      LOCAL_MODELS: 'off',
+    });
+    const app = await NestFactory.createApplicationContext(
+      {
+        module: GrowthModule,
+        imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'growth-bench')), DbModule, QueueModule.forRoot('producer'), ImagingModule],
+        providers: [MaintenancePass],
+      },
+      { logger: false },
+    );
+    await app.init();
+    const fixture = await setUp(app);
+    print(`growth bench: ${APPS} applications, tasks over ${DAYS} days, ${SAMPLES} samples per read; target p99 ≤ ${TARGET_P99_MS} ms and ≤ 2× the first size`);
+    const firstP99 = new Map<string, number>();
+    let firstInsertRate = 0;
+    for (const size of SIZES) {
+      const started = Date.now();
+      const before = fixture.recorded;
+      await fill(app, fixture, size);
+      const insertRate = ((fixture.recorded - before) / (Date.now() - started)) * 1000;
+      firstInsertRate ||= insertRate;
+      print(`\n== ${size.toLocaleString('en-US')} tasks (filled in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`);
+      print(`  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`);
+      for (const [name, read] of Object.entries(reads(app, fixture))) {
+        const { p50, p99 } = await measure(read);
+        firstP99.set(name, firstP99.get(name) ?? p99);
+        const ratio = p99 / firstP99.get(name)!;
+        const ok = p99 <= TARGET_P99_MS && (size === SIZES[0] || ratio <= 2 || p99 <= 2) ? 'ok' : 'MISSED';
+        print(`  ${name.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms  p99 ${p99.toFixed(2).padStart(6)} ms  ${size === SIZES[0] ? '' : `(${ratio.toFixed(2)}× first) `}${ok}`);
+      }
+      const connection = app.get<Connection>(getConnectionToken());
+      await connection.db!.collection('sweep_state').deleteMany({});
+      const passStarted = Date.now();
+      const deleted = await app.get(MaintenancePass).run();
+      print(`  maintenance pass: ${((Date.now() - passStarted) / 1000).toFixed(2)} s, deleted ${JSON.stringify(deleted)}`);
+      const bytes = diskBytes(database.postgresUrl);
+      print(`  database on disk: ${(bytes / 1e6).toFixed(0)} MB, ${((bytes / size) * 1000 / 1e6).toFixed(2)} MB per 1,000 tasks (results older than TASK_RESULT_RETENTION swept)`);
+    }
+    await app.close();
+  } finally {
+    await services.stopDatabase(database);
+    await services.stop(redis);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Applications with keys, their owners, and the first tasks' bookkeeping. */
+async function setUp(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>): Promise<Fixture> {
+  const applications = app.get(ApplicationsRepository);
+  const keys = app.get(ApiKeysRepository);
+  const users = app.get(UsersRepository);
+  const fixture: Fixture = { apps: [], emails: [], tasks: [], fileIds: [], recorded: 0 };
+  for (let i = 0; i < APPS; i++) {
+    const email = `owner${i}@example.com`;
+    const user = await users.create({ _id: `usr_growth${i}`, email, passwordHash: 'x' });
+    const appId = `app_growth${String(i).padStart(2, '0')}`;
+    await applications.create({
+      _id: appId, ownerId: user!._id, name: `app ${i}`, description: '', type: 'backend', usageScenario: '', expectedVolume: 0,
+      scope: { capabilities: [], models: [] }, dailyCallLimit: 0, concurrencyLimit: 0, requestsPerMinute: 0, tokenQuota: 0, ipWhitelist: [], secretKeyEnc: 'x',
+    } as never);
+    const keyHash = crypto.createHash('sha256').update(`key ${i}`).digest('hex');
+    await keys.create({ _id: `key_growth${i}`, appId, hash: keyHash, prefix: 'sk-growth' });
+    fixture.apps.push({ appId, keyHash });
+    fixture.emails.push(email);
+  }
+  return fixture;
+}
+
+/** Records tasks until `size` exist, IN_FLIGHT at a time, through the repositories the worker uses. */
+async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, fixture: Fixture, size: number): Promise<void> {
+  const tasks = app.get(TasksRepository);
+  const billing = app.get(BillingRecordsRepository);
+  const deliveries = app.get(WebhookDeliveriesRepository);
+  const usage = app.get(UsageDailyRepository);
+  const store = app.get(ImageStore);
+  const config = app.get(AppConfig);
+  const today = utcDay();
+  const rollups = new Map<string, { key: { appId: string; model: string; day: string }; counters: Record<string, number> }>();
+
+  const recordOne = async (n: number) => {
+    const appIndex = n % 10 < 4 ? 0 : 1 + (n % (APPS - 1));
+    const appId = fixture.apps[appIndex].appId;
+    const day = utcDaysBefore(today, n % DAYS);
+    const createdAt = Date.parse(`${day}T00:00:00Z`) + (n % 86_400) * 1000;
+    const taskId = `task_${crypto.randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22)}`;
+    const kind = n % 20 === 0 ? 'image' : n % 20 < 10 ? 'embeddings' : 'chat';
+    const { model, result, usageOf, cost } = shapeOf(kind, n, taskId);
+    await tasks.record({
+      _id: taskId, appId, requestId: `req_${n}`, endpoint: `/v1/${kind === 'image' ? 'images/edits' : kind === 'chat' ? 'chat/completions' : 'embeddings'}`,
+      model, resolvedModel: model, provider: 'primary', status: 'succeeded', createdAt: new Date(createdAt), day,
+      startedAt: new Date(createdAt + 2), finishedAt: new Date(createdAt + 40), providerMs: 30, attempts: 1, usage: usageOf, cost, result,
+    });
+    if (kind === 'image') {
+      for (const index of [0, 1]) {
+        const fileId = `${taskId.replace(/^task_/, 'img_')}_${index}`;
+        await store.saveImage(fileId, Buffer.from('png bytes'), { appId, taskId, index, expiresAt: new Date(createdAt + config.IMAGE_URL_TTL * 1000) });
+        if (fixture.fileIds.length < 2000) fixture.fileIds.push(fileId);
+      }
+      await billing.billImages([0, 1].map((index) => ({ taskId, index, appId, model, unitPrice: 0.2, currency: 'CNY', day, createdAt: new Date(createdAt + 40) })));
+    }
+    if (n % 5 === 0) {
+      const attempts = n % 25 === 0 ? 2 : 1;
+      for (let attempt = 1; attempt <= attempts; attempt++) {
+        await deliveries.record({
+          appId, taskId, event: 'task.succeeded', webhookId: `msg_${taskId}`, url: 'https://hooks.example.com/gateway', attempt, redelivery: false,
+          outcome: attempt < attempts ? 'retry' : 'delivered', httpStatus: attempt < attempts ? 500 : 200, durationMs: 35, createdAt: new Date(createdAt + 50 + attempt * 5000),
+        });
+      }
+    }
+    const key = `${appId}|${model}|${day}`;
+    const entry = rollups.get(key) ?? { key: { appId, model, day }, counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 } };
+    entry.counters.calls += 1;
+    entry.counters.promptTokens += usageOf.prompt_tokens ?? 0;
+    entry.counters.images += usageOf.images ?? 0;
+    entry.counters.cost += cost;
+    rollups.set(key, entry);
+    if (fixture.tasks.length < 5000 || n % 97 === 0) fixture.tasks.splice(n % 5000, fixture.tasks.length >= 5000 ? 1 : 0, { taskId, appId, image: kind === 'image' });
+    fixture.recorded += 1;
+  };
+
+  let next = fixture.recorded;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < size) {
+        const n = next++;
+        await recordOne(n);
+        if (n % 20_000 === 0 && n > 0) process.stderr.write(`  … ${n.toLocaleString('en-US')} tasks\n`);
+      }
+    }),
+  );
+  await usage.add([...rollups.values()] as never);
+}
+
+function shapeOf(kind: string, n: number, taskId: string) {
+  if (kind === 'image') {
+    const model = 'x-image-edit-plus-2025-12-15';
+    const urls = [0, 1].map((i) => ({ url: `https://gateway.example.com/v1/files/${taskId.replace(/^task_/, 'img_')}_${i}?exp=1795000000&sig=${'s'.repeat(43)}`, revised_prompt: 'make it black and white' }));
+    return { model, result: JSON.stringify({ created: 1795000000, data: urls, usage: { image_count: 2 } }), usageOf: { images: 2 } as Record<string, number>, cost: 0.4 };
+  }
+  if (kind === 'chat') {
+    const model = 'qwen-plus';
+    const content = 'A measured answer of a few sentences, as chat completions usually are. '.repeat(8);
+    const body = { id: `chatcmpl-${n}`, object: 'chat.completion', created: 1795000000, model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } };
+    return { model, result: JSON.stringify(body), usageOf: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } as Record<string, number>, cost: 0.0004 };
+  }
+  const model = 'text-embedding-v4';
+  const dimensions = n % 2 === 0 ? 1024 : 256;
+  const embedding = Array.from({ length: dimensions }, (_, i) => Math.sin(n + i) * 0.05);
+  const body = { object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model, usage: { prompt_tokens: 12, total_tokens: 12 } };
+  return { model, result: JSON.stringify(body), usageOf: { prompt_tokens: 12, total_tokens: 12 } as Record<string, number>, cost: 0.000006 };
+}
+
+/** Every read on a request path or a console page, each against a random sample. */
+function reads(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, fixture: Fixture): Record<string, () => Promise<unknown>> {
+  const tasks = app.get(TasksRepository);
+  const billing = app.get(BillingRecordsRepository);
+  const deliveries = app.get(WebhookDeliveriesRepository);
+  const usage = app.get(UsageDailyRepository);
+  const keys = app.get(ApiKeysRepository);
+  const users = app.get(UsersRepository);
+  const connection = app.get<Connection>(getConnectionToken());
+  const files = new mongo.GridFSBucket(connection.db!, { bucketName: 'images' });
+  const today = utcDay();
+  const any = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
+  const busiest = fixture.apps[0].appId;
+  const imageTasks = fixture.tasks.filter((task) => task.image);
+  return {
+    'task by id for its owner (+ result)': () => {
+      const task = any(fixture.tasks);
+      return Promise.all([tasks.findForApp(task.taskId, task.appId), tasks.findResult(task.taskId)]);
+    },
+    'task by id of another application (404)': () => tasks.findForApp(any(fixture.tasks).taskId, 'app_someoneelse'),
+    'task by a missing id (404)': () => tasks.findForApp(`task_${crypto.randomBytes(11).toString('hex').slice(0, 22)}`, busiest),
+    "an application's tasks, newest 20": () => tasks.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 20 }),
+    "an application's tasks, a page 3 days back": () => tasks.listForApp(any(fixture.apps).appId, { from: utcDaysBefore(today, 29), to: utcDaysBefore(today, 3), limit: 50 }),
+    'billing records of a task': () => {
+      const task = any(imageTasks);
+      return billing.listForTask(task.taskId, task.appId);
+    },
+    "an application's billing, 7 days, 50 newest": () => billing.listForApp(busiest, { from: utcDaysBefore(today, 6), to: today, limit: 50 }),
+    'usage over 30 days': () => usage.listForApp(any(fixture.apps).appId, utcDaysBefore(today, 29), today),
+    "an application's webhook deliveries, 50": () => deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
+    'API key by hash': () => keys.findByHash(any(fixture.apps).keyHash),
+    'user by email': () => users.findByEmail(any(fixture.emails)),
+    'file metadata by id': () => files.find({ _id: any(fixture.fileIds) as never }, { limit: 1 }).toArray(),
+  };
+}
+
+async function measure(read: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 10; i++) await read();
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const started = process.hrtime.bigint();
+    await read();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+}
+
+function diskBytes(postgresUrl: string): number {
+  const url = new URL(postgresUrl);
+  const out = execFileSync(path.join(services.ensurePostgres(), 'psql'), ['-h', url.hostname, '-p', url.port, '-U', 'postgres', '-d', 'ferretdb', '-Atc', "SELECT pg_database_size('ferretdb')"], {
+    env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },
+    encoding: 'utf8',
+  });
+  return Number(out.trim());
+}
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
