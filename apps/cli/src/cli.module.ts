@@ -1,5 +1,6 @@
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
+import { QueueModule } from '@gateway/queue';
 import { CredentialsModule } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from 'pino';
@@ -10,7 +11,8 @@ export class CliModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, CredentialsModule],
+      // Redis too: the repositories number listed records with its counters (FeedPages).
+      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, QueueModule.forRoot('producer'), CredentialsModule],
       providers: [CliCommands],
     };
   }

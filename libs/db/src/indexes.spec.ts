@@ -1,0 +1,130 @@
+import { ConfigModule, loadConfig, randomBase62, utcDay } from '@gateway/common';
+import { QueueModule } from '@gateway/queue';
+import { getConnectionToken } from '@nestjs/mongoose';
+import { Test, TestingModule } from '@nestjs/testing';
+import mongoose, { Connection } from 'mongoose';
+import { ApiKeysRepository } from './api-keys/api-keys.repository';
+import { ApplicationsRepository } from './applications/applications.repository';
+import { BillingRecordsRepository } from './billing-records/billing-records.repository';
+import { DbModule } from './db.module';
+import { FeedPages } from './feeds/feed-pages';
+import { SweepStateRepository } from './sweeps/sweep-state.repository';
+import { TasksRepository } from './tasks/tasks.repository';
+import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
+import { UsersRepository } from './users/users.repository';
+import { WebhookDeliveriesRepository } from './webhook-deliveries/webhook-deliveries.repository';
+
+/**
+ * Every read and delete the repositories send, and the index that serves it. The embedded database (FerretDB over
+ * PostgreSQL with GIN twins) serves an equality filter on the leading field of an index, or on `_id`, and nothing
+ * else; MongoDB serves the same filters by the same indexes. Keep this table in step with the repositories: the
+ * second test fails on any query it does not list.
+ */
+const SERVED: { collection: string; field: string; index: Record<string, 1 | -1> | '_id'; by: string }[] = [
+  { collection: 'tasks', field: '_id', index: '_id', by: 'TasksRepository.findById / findForApp (owner checked in code)' },
+  { collection: 'tasks', field: 'page', index: { page: 1 }, by: 'TasksRepository.listForApp' },
+  { collection: 'task_results', field: '_id', index: '_id', by: 'TasksRepository.findResult' },
+  { collection: 'task_results', field: 'page', index: { page: 1 }, by: 'TasksRepository.deleteResults (retention sweep)' },
+  { collection: 'billing_records', field: 'taskId', index: { taskId: 1, index: 1 }, by: 'BillingRecordsRepository.listForTask' },
+  { collection: 'billing_records', field: 'page', index: { page: 1 }, by: 'BillingRecordsRepository.listForApp' },
+  { collection: 'usage_daily', field: '_id', index: '_id', by: 'UsageDailyRepository.add ($inc upserts)' },
+  { collection: 'usage_daily', field: 'appMonth', index: { appMonth: 1 }, by: 'UsageDailyRepository.listForApp' },
+  { collection: 'webhook_deliveries', field: '_id', index: '_id', by: 'WebhookDeliveriesRepository.findForApp' },
+  { collection: 'webhook_deliveries', field: 'page', index: { page: 1 }, by: 'WebhookDeliveriesRepository.listForApp / deletePage' },
+  { collection: 'api_keys', field: 'hash', index: { hash: 1 }, by: 'ApiKeysRepository.findByHash' },
+  { collection: 'api_keys', field: 'appId', index: { appId: 1 }, by: 'ApiKeysRepository.listForApp / revokeAll / retireAll' },
+  { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
+  { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById' },
+  { collection: 'applications', field: '_id', index: '_id', by: 'ApplicationsRepository.findById / findOwned / updateOwned' },
+  { collection: 'applications', field: 'ownerId', index: { ownerId: 1 }, by: 'ApplicationsRepository.list(owner)' },
+  { collection: 'feed_directory', field: '_id', index: '_id', by: 'FeedPages (directory of pages)' },
+  { collection: 'sweep_state', field: '_id', index: '_id', by: 'SweepStateRepository' },
+];
+
+/** Queries that read a whole small collection on purpose. */
+const WHOLE_COLLECTION = new Set(['applications']);
+
+describe('the index behind every repository query', () => {
+  let module: TestingModule;
+  const seen: { collection: string; method: string; filter: Record<string, unknown> }[] = [];
+
+  beforeAll(async () => {
+    const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
+    if (!TEST_REDIS_URL || !TEST_MONGODB_URL) throw new Error('run with `npm test`, which starts Redis and the embedded database');
+    const scope = `t${randomBase62(8)}`;
+    const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`, QUEUE_PREFIX: scope, MASTER_KEY: 'a'.repeat(64), LOG_LEVEL: 'silent' });
+    module = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), DbModule, QueueModule.forRoot('producer')] }).compile();
+    await module.init();
+    mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
+      if (['find', 'findOne', 'deleteMany', 'deleteOne', 'updateOne', 'updateMany', 'findOneAndUpdate', 'countDocuments'].includes(method)) {
+        seen.push({ collection, method, filter: (filter ?? {}) as Record<string, unknown> });
+      }
+    });
+  });
+
+  afterAll(async () => {
+    mongoose.set('debug', false);
+    await module?.close();
+  });
+
+  it.each(SERVED.filter((row) => row.index !== '_id'))('$collection by $field is served by a declared index ($by)', ({ collection, index }) => {
+    const connection = module.get<Connection>(getConnectionToken());
+    const model = Object.values(connection.models).find((candidate) => candidate.collection.collectionName === collection);
+    expect(model).toBeDefined();
+    const declared = model!.schema.indexes().map(([keys]) => keys);
+    expect(declared).toContainEqual(index);
+  });
+
+  it('sends only filters the table lists: equality on `_id` or on the leading field of an index', async () => {
+    const day = utcDay();
+    const users = module.get(UsersRepository);
+    const apps = module.get(ApplicationsRepository);
+    const keys = module.get(ApiKeysRepository);
+    const tasks = module.get(TasksRepository);
+    const billing = module.get(BillingRecordsRepository);
+    const usage = module.get(UsageDailyRepository);
+    const deliveries = module.get(WebhookDeliveriesRepository);
+    const user = await users.create({ _id: 'usr_index', email: 'index@example.com', passwordHash: 'x' });
+    await users.findByEmail('index@example.com');
+    await users.findById(user!._id);
+    await apps.create({ _id: 'app_index', ownerId: 'usr_index', name: 'index', secretKeyEnc: 'x' } as never);
+    await apps.findById('app_index');
+    await apps.findOwned('app_index', 'usr_index');
+    await apps.updateOwned('app_index', 'usr_index', { name: 'renamed' });
+    await apps.list('usr_index');
+    await keys.create({ _id: 'key_index', appId: 'app_index', hash: 'h', prefix: 'sk-' });
+    await keys.findByHash('h');
+    await keys.listForApp('app_index');
+    await keys.retireAll('app_index');
+    await keys.revokeAll('app_index');
+    const task = { _id: 'task_index', appId: 'app_index', requestId: 'r', endpoint: '/v1/embeddings', model: 'm', resolvedModel: 'm', status: 'succeeded' as const, createdAt: new Date(), day, attempts: 1, cost: 0 };
+    await tasks.record({ ...task, result: '{}' });
+    await tasks.findForApp('task_index', 'app_index');
+    await tasks.findResult('task_index');
+    const listed = await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
+    await tasks.deleteResults(listed.data[0].page);
+    await billing.billImages([{ taskId: 'task_index', index: 0, appId: 'app_index', model: 'm', unitPrice: 1, currency: 'CNY', day, createdAt: new Date() }]);
+    await billing.listForTask('task_index', 'app_index');
+    await billing.listForApp('app_index', { from: day, to: day, limit: 10 });
+    await usage.add([{ key: { appId: 'app_index', model: 'm', day }, counters: { calls: 1, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 } }]);
+    await usage.listForApp('app_index', day, day);
+    const delivery = await deliveries.record({ appId: 'app_index', taskId: 'task_index', event: 'task.succeeded', webhookId: 'w', url: 'https://x.example', attempt: 1, redelivery: false, outcome: 'delivered', durationMs: 1 });
+    await deliveries.findForApp(delivery._id, 'app_index');
+    await deliveries.listForApp('app_index', { from: day, to: day, limit: 10 });
+    await deliveries.deletePage(delivery.page);
+    await module.get(FeedPages).pagesOfDay('tasks', 'app_index', day);
+    await module.get(SweepStateRepository).advance('index', day);
+    await module.get(SweepStateRepository).through('index');
+    await apps.listCreated();
+
+    expect(seen.length).toBeGreaterThan(20);
+    for (const { collection, method, filter } of seen) {
+      const fields = Object.keys(filter);
+      if (fields.length === 0 && WHOLE_COLLECTION.has(collection)) continue;
+      const served = SERVED.filter((row) => row.collection === collection && fields.includes(row.field));
+      expect({ collection, method, filter, served: served.length > 0 }).toEqual({ collection, method, filter, served: true });
+      // Equality only: ranges, $in and the like are not pushed down to the embedded database's indexes.
+      for (const row of served) expect(typeof filter[row.field] === 'object' && filter[row.field] !== null).toBe(false);
+    }
+  });
+});
