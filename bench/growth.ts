@@ -134,6 +134,8 @@ async function setUp(app: Awaited<ReturnType<typeof NestFactory.createApplicatio
     const keyHash = crypto.createHash('sha256').update(`key ${i}`).digest('hex');
     await keys.create({ _id: `key_growth${i}`, appId, hash: keyHash, prefix: 'sk-growth' });
     fixture.apps.push({ appId, keyHash });
+    // Applications a month old, as a deployment with 30 days of tasks has.
+    await app.get<Connection>(getConnectionToken()).db!.collection('applications').updateOne({ _id: appId as never }, { $set: { createdAt: new Date(Date.now() - (DAYS + 1) * 86_400_000) } });
     fixture.emails.push(email);
   }
   return fixture;

@@ -36,7 +36,11 @@ export interface FeedSlice<T> {
   next: string | null;
 }
 
-export const FEED_PAGE_SIZE = 100;
+/**
+ * Records per page: a listing reads whole pages, and FerretDB's cost is per document read, so small pages keep
+ * a newest-20 listing to one or two short queries.
+ */
+export const FEED_PAGE_SIZE = 25;
 /** The Redis counters outlive their day by this much: a task created before midnight may be recorded after it. */
 const COUNTER_TTL_SECONDS = 3 * 86_400;
 const DUPLICATE_KEY = 11000;
@@ -45,8 +49,8 @@ const DUPLICATE_KEY = 11000;
  * Newest-first listings that cost the same at any size. The embedded database (FerretDB) serves equality filters by
  * index but pushes down no range, sort or limit, so "the newest 20 of an application" cannot be a sorted index scan
  * there. Instead each record is numbered per (feed, application, UTC day) by a Redis counter and filed under the page
- * `${feed}|${appId}|${day}|${seq / 100}`: a listing reads whole pages by equality, newest page first, and sorts at
- * most 100 records in memory. The directory says which pages each day has. MongoDB serves the same equality by the
+ * `${feed}|${appId}|${day}|${seq / 25}`: a listing reads whole pages by equality, newest page first, and sorts at
+ * most a page of records in memory. The directory says which pages each day has. MongoDB serves the same equality by the
  * `page` index.
  */
 @Injectable()
@@ -88,10 +92,23 @@ export class FeedPages {
     for (let day = newest; day >= query.from && found.length <= query.limit; day = utcDaysBefore(day, 1)) {
       let page = lastPages.get(day);
       if (page === undefined) continue;
-      while ((await fetchPage(pageKey(feed, appId, day, page + 1))).length > 0) page += 1;
+      let records: T[];
+      if (after?.day === day) {
+        // Resuming inside this day: start at the cursor's page; later pages were listed already.
+        page = Math.min(page, pageOf(after.seq));
+        records = await fetchPage(pageKey(feed, appId, day, page));
+      } else {
+        // The day's last page and the one past it at once: the second is almost always empty.
+        let beyond: T[];
+        [records, beyond] = await Promise.all([fetchPage(pageKey(feed, appId, day, page)), fetchPage(pageKey(feed, appId, day, page + 1))]);
+        while (beyond.length > 0) {
+          [records, page] = [beyond, page + 1];
+          beyond = await fetchPage(pageKey(feed, appId, day, page + 1));
+        }
+      }
       for (; page >= 0 && found.length <= query.limit; page--) {
-        if (after && after.day === day && pageOf(after.seq) < page) continue;
-        found.push(...pick(await fetchPage(pageKey(feed, appId, day, page)), after).sort(newestFirst));
+        found.push(...pick(records, after).sort(newestFirst));
+        if (page > 0 && found.length <= query.limit) records = await fetchPage(pageKey(feed, appId, day, page - 1));
       }
     }
     const data = found.slice(0, query.limit);
