@@ -88,6 +88,7 @@ export class FeedPages {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;
     const newest = after && after.day < query.to ? after.day : query.to;
     const lastPages = await this.lastPages(feed, appId, query.from, newest);
+    await this.addCountedPages(lastPages, feed, appId, query.from, newest);
     const found: T[] = [];
     for (let day = newest; day >= query.from && found.length <= query.limit; day = utcDaysBefore(day, 1)) {
       let page = lastPages.get(day);
@@ -101,10 +102,12 @@ export class FeedPages {
         // The day's last page and the one past it at once: the second is almost always empty.
         let beyond: T[];
         [records, beyond] = await Promise.all([fetchPage(pageKey(feed, appId, day, page)), fetchPage(pageKey(feed, appId, day, page + 1))]);
+        const listed = page;
         while (beyond.length > 0) {
           [records, page] = [beyond, page + 1];
           beyond = await fetchPage(pageKey(feed, appId, day, page + 1));
         }
+        if (page > listed) await this.open(feed, appId, day, page);
       }
       for (; page >= 0 && found.length <= query.limit; page--) {
         found.push(...pick(records, after).sort(newestFirst));
@@ -132,6 +135,20 @@ export class FeedPages {
   async pagesOfDay(feed: FeedName, appId: string, day: string): Promise<string[]> {
     const last = (await this.lastPages(feed, appId, day, day)).get(day);
     return last === undefined ? [] : Array.from({ length: last + 2 }, (_, page) => pageKey(feed, appId, day, page));
+  }
+
+  /**
+   * The days whose Redis counters are still alive know their last page exactly: under concurrent writers the
+   * directory's read-modify-write on FerretDB can lag behind by a page or more.
+   */
+  private async addCountedPages(pages: Map<string, number>, feed: FeedName, appId: string, from: string, to: string): Promise<void> {
+    const days: string[] = [];
+    for (let day = to; day >= from && days.length < COUNTER_TTL_SECONDS / 86_400; day = utcDaysBefore(day, 1)) days.push(day);
+    const counts = await this.redis.client.mget(days.map((day) => `${this.prefix}:feed:${feed}:${appId}:${day}`));
+    counts.forEach((count, i) => {
+      if (count === null || Number(count) < 1) return;
+      pages.set(days[i], Math.max(pages.get(days[i]) ?? 0, pageOf(Number(count))));
+    });
   }
 
   /** The last page of each day in [from, to] that has any, read with one look-up per month. */
