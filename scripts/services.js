@@ -226,15 +226,14 @@ async function startPostgres({ port, dir, durable = true, logFile }) {
   // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave; SIGINT is its fast one.
   child.stopSignal = 'SIGINT';
   const env = { ...process.env, PGPASSWORD: password };
-  const psql = (database, sql) => spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database,
-    '-v', 'ON_ERROR_STOP=1', '-q', '-c', sql], { env, encoding: 'utf8' });
-  await waitFor(() => psql('postgres', 'SELECT 1').status === 0, `PostgreSQL on port ${port}`, child);
-  if (!psql('postgres', "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'").stdout.includes('1')) {
-    const created = psql('postgres', 'CREATE DATABASE ferretdb');
+  const psql = (database, ...args) => spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database,
+    '-v', 'ON_ERROR_STOP=1', '-q', ...args], { env, encoding: 'utf8' });
+  await waitFor(() => psql('postgres', '-c', 'SELECT 1').status === 0, `PostgreSQL on port ${port}`, child);
+  if (!psql('postgres', '-c', "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'").stdout.includes('1')) {
+    const created = psql('postgres', '-c', 'CREATE DATABASE ferretdb');
     if (created.status !== 0) throw new Error(`CREATE DATABASE ferretdb failed: ${created.stderr}`);
   }
-  const twins = spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'ferretdb', '-v', 'ON_ERROR_STOP=1', '-q',
-    '-f', path.join(__dirname, 'postgres', 'gin-twins.sql')], { env, encoding: 'utf8' });
+  const twins = psql('ferretdb', '-f', path.join(__dirname, 'postgres', 'gin-twins.sql'));
   if (twins.status !== 0) throw new Error(`installing the GIN twins failed: ${twins.stderr}`);
   return { child, url: `postgres://postgres:${password}@127.0.0.1:${port}/ferretdb` };
 }

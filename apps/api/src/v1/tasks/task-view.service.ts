@@ -22,11 +22,12 @@ export class TaskViewService {
     // The worker sets the outcome key, then writes the record, then deletes the key: reading in the same order
     // (key first) means a finished task is always seen in one or the other.
     const outcome = await this.outcomes.read(taskId);
-    // Both by primary key, at once: a task that failed simply has no body.
-    const [record, body] = await Promise.all([this.tasks.findForApp(taskId, appId), this.tasks.findResult(taskId)]);
+    const record = await this.tasks.findForApp(taskId, appId);
     if (record) {
-      const expired = record.status === 'succeeded' && (body === null || Date.now() - new Date(record.finishedAt ?? record.createdAt).getTime() > this.retentionMs);
-      return present(record, expired ? null : body, expired);
+      // After the record, never alongside it: the worker stores the body first, so a record read means its body is there.
+      const body = record.status === 'succeeded' && !this.pastRetention(record) ? await this.tasks.findResult(taskId) : null;
+      const expired = record.status === 'succeeded' && body === null;
+      return present(record, body, expired);
     }
     const job = await this.gateway.jobState(taskId);
     if (!job || job.data.appId !== appId) throw notFound(taskId);
@@ -51,6 +52,9 @@ export class TaskViewService {
       : { ...view, ...finished, status: 'failed', usage: null, result: null, result_expired: false, error: errorView(outcome.error) };
   }
 
+  private pastRetention(record: TaskRecord): boolean {
+    return Date.now() - new Date(record.finishedAt ?? record.createdAt).getTime() > this.retentionMs;
+  }
 }
 
 /** Unix seconds of a Date or epoch-ms time, null when absent. */
