@@ -148,8 +148,10 @@ async function startFerretDb({ port, postgresUrl, stateDir, logFile }) {
   fs.mkdirSync(stateDir, { recursive: true });
   const args = ['--handler=postgresql', `--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`,
     '--debug-addr=-', '--telemetry=disable', '--log-level=warn'];
-  // In the environment, not on the command line, where `ps` would show the password.
-  const child = spawnLogged(bin, args, logFile, { ...process.env, FERRETDB_POSTGRESQL_URL: postgresUrl });
+  // In the environment, not on the command line, where `ps` would show the password. FerretDB allocates heavily
+  // while decoding documents and its heap is small: collecting at 4× the live heap instead of 2× takes a fifth off
+  // the CPU a listing costs.
+  const child = spawnLogged(bin, args, logFile, { GOGC: '400', ...process.env, FERRETDB_POSTGRESQL_URL: postgresUrl });
   await waitFor(() => portAccepts(port), `FerretDB on port ${port}`, child);
   return child;
 }
@@ -186,7 +188,10 @@ function postgresDataDir(dir, user) {
   fs.mkdirSync(parent, { recursive: true });
   const reachable = spawnSync('test', ['-x', parent], user).status === 0;
   if (reachable) return dir;
-  const elsewhere = path.join('/var/lib/model-gateway', require('node:crypto').createHash('sha256').update(dir).digest('hex').slice(0, 16));
+  const home = '/var/lib/model-gateway';
+  // Its own mode, not the cluster's 0700: the server's user has to pass through it.
+  fs.mkdirSync(home, { recursive: true, mode: 0o755 });
+  const elsewhere = path.join(home, require('node:crypto').createHash('sha256').update(dir).digest('hex').slice(0, 16));
   log(`the postgres user cannot reach ${parent}; keeping the database cluster in ${elsewhere}`);
   return elsewhere;
 }

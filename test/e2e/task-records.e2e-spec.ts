@@ -1,5 +1,6 @@
-import { utcDay, utcDaysBefore } from '@gateway/common';
-import { Application, BillingRecordsRepository, NewTaskRecord, TasksRepository } from '@gateway/db';
+import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
+import { Application, BillingRecordsRepository, FEED_PAGE_SIZE, FeedDirectory, NewTaskRecord, TasksRepository } from '@gateway/db';
+import { GatewayRedis } from '@gateway/queue';
 import { getModelToken } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { randomBytes } from 'node:crypto';
@@ -66,18 +67,22 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     const get = (key: string, task = id) => timed(() => getJson(`${api.url}/v1/tasks/${task}`, key));
     await get(owner.apiKey); // warm the key cache and the connection
-    for (let i = 0; i < 5; i++) {
+    // Timed as the median of 7 rounds: PostgreSQL's autovacuum works through the fresh 50,000 rows meanwhile.
+    const times: Record<'mine' | 'foreign' | 'missing', number[]> = { mine: [], foreign: [], missing: [] };
+    for (let i = 0; i < 7; i++) {
       const mine = await get(owner.apiKey);
       expect(mine.value.status).toBe(200);
       expect(mine.value.body.result.data[0].embedding).toEqual(fakeVector('needle', 64));
-      expect(mine.ms).toBeLessThan(50);
       const foreign = await get(other.apiKey);
       expect(foreign.value.status).toBe(404);
-      expect(foreign.ms).toBeLessThan(50);
       const missing = await get(owner.apiKey, taskId());
       expect(missing.value.status).toBe(404);
-      expect(missing.ms).toBeLessThan(50);
+      [times.mine[i], times.foreign[i], times.missing[i]] = [mine.ms, foreign.ms, missing.ms];
     }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+    expect(median(times.mine)).toBeLessThan(50);
+    expect(median(times.foreign)).toBeLessThan(50);
+    expect(median(times.missing)).toBeLessThan(50);
   }, 300_000);
 
   it('lists an application\'s tasks newest first, page after page, each exactly once', async () => {
@@ -86,8 +91,9 @@ describe('task records at volume: reads by index, newest-first listings and resu
     const created = await console.call('POST', '/applications', user, { name: 'lister' });
     expect(created.status).toBe(201);
     const appId = created.body.id;
+    await api.app.get<Model<Application>>(getModelToken(Application.name)).updateOne({ _id: appId }, { $set: { createdAt: new Date(Date.now() - 11 * 86_400_000) } });
     const today = utcDay();
-    // 250 today (three pages of the feed), 30 yesterday and 30 ten days ago.
+    // 250 today (many pages of the feed), 30 yesterday and 30 ten days ago.
     const seeded = [
       ...Array.from({ length: 250 }, () => embeddingTask(appId, Date.now())),
       ...Array.from({ length: 30 }, () => embeddingTask(appId, Date.parse(`${utcDaysBefore(today, 1)}T12:00:00Z`))),
@@ -118,6 +124,18 @@ describe('task records at volume: reads by index, newest-first listings and resu
     expect(forged.body.error).toMatchObject({ code: 'InvalidParameter', param: 'cursor' });
     const other = await console.register(`other-${randomBytes(4).toString('hex')}@example.com`);
     expect((await console.call('GET', `/applications/${appId}/tasks`, other)).status).toBe(404);
+
+    // Once the day's Redis counter has expired, a directory that lost a raise to a concurrent writer is read past
+    // and healed: nothing recorded goes missing from the listing.
+    const directory = api.app.get<Model<FeedDirectory>>(getModelToken(FeedDirectory.name));
+    const entry = `tasks|${appId}|${today}`;
+    const last = (await directory.findById(entry).lean())!.last;
+    expect(last).toBe(Math.floor((250 - 1) / FEED_PAGE_SIZE));
+    await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${today}`);
+    await directory.updateOne({ _id: entry }, { $set: { last: last - 3 } });
+    const healed = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
+    expect(healed.body.data.map((task: { id: string }) => task.id)).toEqual(newestFirst.slice(0, 200));
+    expect((await directory.findById(entry).lean())!.last).toBe(last);
   });
 
   it('removes result bodies past TASK_RESULT_RETENTION and keeps the record, its usage, cost and billing', async () => {

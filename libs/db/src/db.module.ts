@@ -8,6 +8,7 @@ import { ApplicationsRepository } from './applications/applications.repository';
 import { BillingRecord, BillingRecordSchema } from './billing-records/billing-record.schema';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
 import { FeedDirectory, FeedDirectorySchema } from './feeds/feed-directory.schema';
+import { FeedRow, FeedRowSchema } from './feeds/feed-row.schema';
 import { FeedPages } from './feeds/feed-pages';
 import { SweepState, SweepStateSchema } from './sweeps/sweep-state.schema';
 import { SweepStateRepository } from './sweeps/sweep-state.repository';
@@ -54,6 +55,7 @@ const repositories = [
       { name: Task.name, schema: TaskSchema },
       { name: TaskResult.name, schema: TaskResultSchema },
       { name: FeedDirectory.name, schema: FeedDirectorySchema },
+      { name: FeedRow.name, schema: FeedRowSchema },
       { name: SweepState.name, schema: SweepStateSchema },
       { name: UsageDaily.name, schema: UsageDailySchema },
       { name: BillingRecord.name, schema: BillingRecordSchema },

@@ -14,5 +14,7 @@ export * from './users/users.repository';
 export * from './webhook-deliveries/webhook-delivery.schema';
 export * from './webhook-deliveries/webhook-deliveries.repository';
 export * from './feeds/feed-pages';
+export * from './feeds/feed-directory.schema';
+export * from './feeds/feed-row.schema';
 export * from './sweeps/sweep-state.repository';
 export * from './sweeps/feed-sweeper';

@@ -22,15 +22,13 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries/webhook-delive
  */
 const SERVED: { collection: string; field: string; index: Record<string, 1 | -1> | '_id'; by: string }[] = [
   { collection: 'tasks', field: '_id', index: '_id', by: 'TasksRepository.findById / findForApp (owner checked in code)' },
-  { collection: 'tasks', field: 'page', index: { page: 1 }, by: 'TasksRepository.listForApp' },
   { collection: 'task_results', field: '_id', index: '_id', by: 'TasksRepository.findResult' },
   { collection: 'task_results', field: 'page', index: { page: 1 }, by: 'TasksRepository.deleteResults (retention sweep)' },
   { collection: 'billing_records', field: 'taskId', index: { taskId: 1, index: 1 }, by: 'BillingRecordsRepository.listForTask' },
-  { collection: 'billing_records', field: 'page', index: { page: 1 }, by: 'BillingRecordsRepository.listForApp' },
   { collection: 'usage_daily', field: '_id', index: '_id', by: 'UsageDailyRepository.add ($inc upserts)' },
   { collection: 'usage_daily', field: 'appMonth', index: { appMonth: 1 }, by: 'UsageDailyRepository.listForApp' },
   { collection: 'webhook_deliveries', field: '_id', index: '_id', by: 'WebhookDeliveriesRepository.findForApp' },
-  { collection: 'webhook_deliveries', field: 'page', index: { page: 1 }, by: 'WebhookDeliveriesRepository.listForApp / deletePage' },
+  { collection: 'webhook_deliveries', field: 'page', index: { page: 1 }, by: 'WebhookDeliveriesRepository.deletePage (30-day prune)' },
   { collection: 'api_keys', field: 'hash', index: { hash: 1 }, by: 'ApiKeysRepository.findByHash' },
   { collection: 'api_keys', field: 'appId', index: { appId: 1 }, by: 'ApiKeysRepository.listForApp / revokeAll / retireAll' },
   { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
@@ -38,6 +36,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
   { collection: 'applications', field: '_id', index: '_id', by: 'ApplicationsRepository.findById / findOwned / updateOwned' },
   { collection: 'applications', field: 'ownerId', index: { ownerId: 1 }, by: 'ApplicationsRepository.list(owner)' },
   { collection: 'feed_directory', field: '_id', index: '_id', by: 'FeedPages (directory of pages)' },
+  { collection: 'feed_rows', field: 'page', index: { page: 1 }, by: 'FeedPages.list / deleteRows: listings of tasks, billing and webhook deliveries' },
   { collection: 'sweep_state', field: '_id', index: '_id', by: 'SweepStateRepository' },
 ];
 
@@ -101,8 +100,8 @@ describe('the index behind every repository query', () => {
     await tasks.record({ ...task, result: '{}' });
     await tasks.findForApp('task_index', 'app_index');
     await tasks.findResult('task_index');
-    const listed = await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
-    await tasks.deleteResults(listed.data[0].page);
+    await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
+    await tasks.deleteResults((await module.get(FeedPages).pagesOfDay('tasks', 'app_index', day))[0]);
     await billing.billImages([{ taskId: 'task_index', index: 0, appId: 'app_index', model: 'm', unitPrice: 1, currency: 'CNY', day, createdAt: new Date() }]);
     await billing.listForTask('task_index', 'app_index');
     await billing.listForApp('app_index', { from: day, to: day, limit: 10 });

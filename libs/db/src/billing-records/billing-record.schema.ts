@@ -13,12 +13,9 @@ export class BillingRecord {
   @Prop({ required: true }) currency: string;
   @Prop({ required: true }) day: string;
   @Prop({ type: Date, required: true }) createdAt: Date;
-  /** The application's billing feed page it is listed under, and its number within the day (FeedPages). */
-  @Prop({ required: true }) page: string;
-  @Prop({ required: true }) seq: number;
 }
 
 export const BillingRecordSchema = SchemaFactory.createForClass(BillingRecord);
 // Also serves the records of one task: a filter on its leading field.
 BillingRecordSchema.index({ taskId: 1, index: 1 }, { unique: true });
-BillingRecordSchema.index({ page: 1 });
+// An application's records are listed through their rows in its `billing` feed (FeedPages).

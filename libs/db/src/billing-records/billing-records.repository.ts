@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
+import { reviveDates } from '../shared/revive-dates';
 import { BillingRecord } from './billing-record.schema';
 
 /** What the worker bills; the repository files it in the application's billing feed. */
-export type NewBillingRecord = Omit<BillingRecord, '_id' | 'page' | 'seq'>;
+export type NewBillingRecord = Omit<BillingRecord, '_id'>;
 
 const DUPLICATE_KEY = 11000;
 
@@ -20,9 +21,16 @@ export class BillingRecordsRepository {
   async billImages(records: NewBillingRecord[]): Promise<number> {
     if (records.length === 0) return 0;
     const places = await this.feeds.place('billing', records[0].appId, records[0].day, records.length);
-    const filed = records.map((record, i) => ({ _id: `${record.taskId}:${record.index}`, ...record, ...places[i] }));
+    const billed = records.map((record) => ({ _id: `${record.taskId}:${record.index}`, ...record }));
+    const inserted = await this.insert(billed);
+    // Rows of records an earlier attempt billed and filed stay as they were: filing is idempotent per record id.
+    await Promise.all(billed.map((record, i) => this.feeds.file('billing', record, places[i])));
+    return inserted;
+  }
+
+  private async insert(billed: BillingRecord[]): Promise<number> {
     try {
-      const inserted = await this.model.insertMany(filed, { ordered: false, rawResult: true });
+      const inserted = await this.model.insertMany(billed, { ordered: false, rawResult: true });
       return inserted.insertedCount;
     } catch (error) {
       type WriteError = { code?: number; err?: { code?: number } };
@@ -30,7 +38,7 @@ export class BillingRecordsRepository {
       const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
       // The driver's WriteError carries `code`; mongoose's insertMany wraps it as { err, index }.
       if (errors.length === 0 || errors.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw error;
-      return result?.insertedCount ?? insertedDocs?.length ?? records.length - errors.length;
+      return result?.insertedCount ?? insertedDocs?.length ?? billed.length - errors.length;
     }
   }
 
@@ -42,6 +50,6 @@ export class BillingRecordsRepository {
 
   /** An application's records over a range of days, most recently billed first. */
   listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<BillingRecord>> {
-    return this.feeds.list('billing', appId, query, (page) => this.model.find({ page }).lean<BillingRecord[]>().exec());
+    return this.feeds.list<BillingRecord>('billing', appId, query, (row) => reviveDates(row, 'createdAt'));
   }
 }

@@ -1,15 +1,15 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Schema as MongooseSchema } from 'mongoose';
 
 /**
- * Which feed pages exist for one application, feed and UTC month: `lastPage.d23` is the highest page number of
- * the 23rd. One document per month lets a listing over a range read its days' pages with a look-up per month.
+ * The highest page number one application's feed has on one UTC day. One document per day, not per month: FerretDB
+ * updates a document by reading and rewriting it whole, so writers of different days sharing a document could undo
+ * each other's entries. Within a day a lost raise is harmless, since a listing also reads the page past `last`.
  */
 @Schema({ collection: 'feed_directory', versionKey: false })
 export class FeedDirectory {
-  /** `${feed}|${appId}|${YYYY-MM}` */
+  /** `${feed}|${appId}|${YYYY-MM-DD}` */
   @Prop({ type: String, required: true }) _id: string;
-  @Prop({ type: MongooseSchema.Types.Mixed, default: {} }) lastPage: Record<string, number>;
+  @Prop({ type: Number, required: true }) last: number;
 }
 
 export const FeedDirectorySchema = SchemaFactory.createForClass(FeedDirectory);

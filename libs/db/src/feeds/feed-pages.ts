@@ -3,7 +3,9 @@ import { AppConfig, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { GroupCommitInserter } from '../shared/group-commit';
 import { FeedDirectory } from './feed-directory.schema';
+import { FeedRow } from './feed-row.schema';
 
 /** Records listed per application newest first; each name is a feed of its own. */
 export type FeedName = 'tasks' | 'billing' | 'webhooks';
@@ -14,11 +16,23 @@ export interface FeedPlace {
   seq: number;
 }
 
-/** The fields a listed record carries. */
-export interface FeedEntry {
+/** The fields every listed record has. */
+export interface FeedRecord {
   _id: string;
-  seq: number;
   day: string;
+}
+
+/** A record read back from its feed row, with its place in the day's order. */
+interface Listed<T> {
+  record: T;
+  seq: number;
+}
+
+/** A position in a listing: a cursor names the last record of the previous slice. */
+interface Position {
+  day: string;
+  seq: number;
+  id: string;
 }
 
 export interface FeedQuery {
@@ -37,10 +51,10 @@ export interface FeedSlice<T> {
 }
 
 /**
- * Records per page: a listing reads whole pages, and FerretDB's cost is per document read, so small pages keep
- * a newest-20 listing to one or two short queries.
+ * Records per page. FerretDB's cost is per document it returns (about 0.25 ms each, decoding its JSON), so a listing
+ * reads the few pages it needs at once and small pages keep what it reads past its limit small.
  */
-export const FEED_PAGE_SIZE = 25;
+export const FEED_PAGE_SIZE = 10;
 /** The Redis counters outlive their day by this much: a task created before midnight may be recorded after it. */
 const COUNTER_TTL_SECONDS = 3 * 86_400;
 const DUPLICATE_KEY = 11000;
@@ -49,20 +63,23 @@ const DUPLICATE_KEY = 11000;
  * Newest-first listings that cost the same at any size. The embedded database (FerretDB) serves equality filters by
  * index but pushes down no range, sort or limit, so "the newest 20 of an application" cannot be a sorted index scan
  * there. Instead each record is numbered per (feed, application, UTC day) by a Redis counter and filed under the page
- * `${feed}|${appId}|${day}|${seq / 25}`: a listing reads whole pages by equality, newest page first, and sorts at
- * most a page of records in memory. The directory says which pages each day has. MongoDB serves the same equality by the
+ * `${feed}|${appId}|${day}|${seq / FEED_PAGE_SIZE}`: a listing reads whole pages by equality, newest page first, and sorts
+ * the few it read in memory. The directory says which pages each day has. MongoDB serves the same equality by the
  * `page` index.
  */
 @Injectable()
 export class FeedPages {
   private readonly prefix: string;
+  private readonly rowInserter: GroupCommitInserter<FeedRow>;
 
   constructor(
     config: AppConfig,
     private readonly redis: GatewayRedis,
     @InjectModel(FeedDirectory.name) private readonly directory: Model<FeedDirectory>,
+    @InjectModel(FeedRow.name) private readonly rows: Model<FeedRow>,
   ) {
     this.prefix = config.QUEUE_PREFIX;
+    this.rowInserter = new GroupCommitInserter<FeedRow>(() => this.rows.collection as never);
   }
 
   /** Numbers `count` new records of one application and day; records in the directory any page they open. */
@@ -79,53 +96,78 @@ export class FeedPages {
     return places;
   }
 
+  /** Files a record at its place in a feed: what listings show. Idempotent per record id; the first filing stays. */
+  async file(feed: FeedName, record: FeedRecord, place: FeedPlace): Promise<void> {
+    await this.rowInserter.insert({ _id: `${feed}|${record._id}`, page: place.page, seq: place.seq, row: JSON.stringify(record) });
+  }
+
+  /** Deletes the rows filed under one page; returns how many. */
+  async deleteRows(page: string): Promise<number> {
+    const { deletedCount } = await this.rows.deleteMany({ page }).exec();
+    return deletedCount;
+  }
+
   /**
-   * One slice of a feed, newest first: `fetchPage` reads the records filed under a page key. A day's pages are
-   * read from its last down; the page past the directory's last is looked at too, in case the directory write of
-   * a page opened concurrently lost a race (FerretDB's updates are read-modify-write).
+   * One slice of a feed, newest first: `revive` turns a row's parsed JSON back into its record (dates, mostly). The pages the slice
+   * needs are worked out from how many records each day has and read at once, across days. A live Redis counter says
+   * exactly how many a day has; past it, the directory gives the day's last page (assumed full, so a short read
+   * means another round), and the page past that is read too, in case the directory write of a page opened
+   * concurrently lost a race (FerretDB's updates are read-modify-write).
    */
-  async list<T extends FeedEntry>(feed: FeedName, appId: string, query: FeedQuery, fetchPage: (page: string) => Promise<T[]>): Promise<FeedSlice<T>> {
+  async list<T extends FeedRecord>(feed: FeedName, appId: string, query: FeedQuery, revive: (row: T) => T): Promise<FeedSlice<T>> {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;
     const newest = after && after.day < query.to ? after.day : query.to;
-    const lastPages = await this.lastPages(feed, appId, query.from, newest);
-    await this.addCountedPages(lastPages, feed, appId, query.from, newest);
-    const found: T[] = [];
-    for (let day = newest; day >= query.from && found.length <= query.limit; day = utcDaysBefore(day, 1)) {
-      let page = lastPages.get(day);
-      if (page === undefined) continue;
-      let records: T[];
-      if (after?.day === day) {
-        // Resuming inside this day: start at the cursor's page; later pages were listed already.
-        page = Math.min(page, pageOf(after.seq));
-        records = await fetchPage(pageKey(feed, appId, day, page));
-      } else {
-        // The day's last page and the one past it at once: the second is almost always empty.
-        let beyond: T[];
-        [records, beyond] = await Promise.all([fetchPage(pageKey(feed, appId, day, page)), fetchPage(pageKey(feed, appId, day, page + 1))]);
-        const listed = page;
-        while (beyond.length > 0) {
-          [records, page] = [beyond, page + 1];
-          beyond = await fetchPage(pageKey(feed, appId, day, page + 1));
+    const counts = await this.countedRecords(feed, appId, query.from, newest);
+    const directory = new DirectoryWindow((from, to) => this.lastPages(feed, appId, from, to), query.from);
+    const read = async (day: string, page: number): Promise<Listed<T>[]> => {
+      const rows = await this.rows.find({ page: pageKey(feed, appId, day, page) }).lean<FeedRow[]>().exec();
+      return rows.map(({ row, seq }) => ({ record: revive(JSON.parse(row) as T), seq }));
+    };
+    const wanted = query.limit + 1;
+    const found: Listed<T>[] = [];
+    // Where listing goes on: `top` is the number of the next record to list on `day`, undefined until looked up.
+    let day = newest;
+    let top: number | undefined;
+    while (found.length < wanted && day >= query.from) {
+      const reads: Promise<Listed<T>[]>[] = [];
+      for (let planned = found.length; planned < wanted && day >= query.from; ) {
+        if (top === undefined) {
+          const counted = counts.get(day);
+          const last = counted === undefined ? await directory.lastPage(day) : undefined;
+          top = counted ?? (last === undefined ? 0 : (last + 1) * FEED_PAGE_SIZE);
+          const resuming = after?.day === day;
+          if (resuming) top = Math.min(top, after.seq - 1);
+          if (last !== undefined && !resuming) reads.push(this.readBeyond(feed, appId, day, last, read));
         }
-        if (page > listed) await this.open(feed, appId, day, page);
+        const lowest = Math.max(1, top - (wanted - planned) + 1);
+        for (let page = pageOf(top); top >= 1 && page >= pageOf(lowest); page--) reads.push(read(day, page));
+        planned += Math.max(0, top - pageOf(lowest) * FEED_PAGE_SIZE);
+        top = pageOf(lowest) * FEED_PAGE_SIZE;
+        if (top < 1) [day, top] = [utcDaysBefore(day, 1), undefined];
       }
-      for (; page >= 0 && found.length <= query.limit; page--) {
-        found.push(...pick(records, after).sort(newestFirst));
-        if (page > 0 && found.length <= query.limit) records = await fetchPage(pageKey(feed, appId, day, page - 1));
-      }
+      for (const records of await Promise.all(reads)) found.push(...pick(records, after));
     }
-    const data = found.slice(0, query.limit);
-    const last = data[data.length - 1];
-    return { data, next: found.length > query.limit && last ? `${last.day}.${last.seq}.${last._id}` : null };
+    const slice = found.map(position).sort(newestFirst).slice(0, query.limit);
+    const last = slice[slice.length - 1];
+    return { data: slice.map(({ listed }) => listed.record), next: found.length > query.limit && last ? `${last.day}.${last.seq}.${last.id}` : null };
+  }
+
+  /** Records on the pages past `last` the directory did not know of; records the highest in the directory. */
+  private async readBeyond<T>(feed: FeedName, appId: string, day: string, last: number, read: (day: string, page: number) => Promise<T[]>): Promise<T[]> {
+    const records: T[] = [];
+    let page = last + 1;
+    for (let batch = await read(day, page); batch.length > 0; batch = await read(day, ++page)) records.push(...batch);
+    if (page > last + 1) await this.open(feed, appId, day, page - 1);
+    return records;
   }
 
   private async open(feed: FeedName, appId: string, day: string, page: number): Promise<void> {
-    const filter = { _id: `${feed}|${appId}|${day.slice(0, 7)}` };
-    const update = { $max: { [`lastPage.d${day.slice(8, 10)}`]: page } };
+    const filter = { _id: `${feed}|${appId}|${day}` };
+    const update = { $max: { last: page } };
     try {
       await this.directory.updateOne(filter, update, { upsert: true }).exec();
     } catch (error) {
-      // Two writers created the month's document at once: the other insert won, so update it.
+      // Two writers created the day's document at once: the other insert won, so update it.
       if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
       await this.directory.updateOne(filter, update).exec();
     }
@@ -138,29 +180,52 @@ export class FeedPages {
   }
 
   /**
-   * The days whose Redis counters are still alive know their last page exactly: under concurrent writers the
-   * directory's read-modify-write on FerretDB can lag behind by a page or more.
+   * How many records each day whose Redis counter is still alive has numbered: exact, where the directory's
+   * read-modify-write on FerretDB can lag behind by a page or more under concurrent writers.
    */
-  private async addCountedPages(pages: Map<string, number>, feed: FeedName, appId: string, from: string, to: string): Promise<void> {
+  private async countedRecords(feed: FeedName, appId: string, from: string, to: string): Promise<Map<string, number>> {
     const days: string[] = [];
     for (let day = to; day >= from && days.length < COUNTER_TTL_SECONDS / 86_400; day = utcDaysBefore(day, 1)) days.push(day);
     const counts = await this.redis.client.mget(days.map((day) => `${this.prefix}:feed:${feed}:${appId}:${day}`));
+    const counted = new Map<string, number>();
     counts.forEach((count, i) => {
-      if (count === null || Number(count) < 1) return;
-      pages.set(days[i], Math.max(pages.get(days[i]) ?? 0, pageOf(Number(count))));
+      if (count !== null && Number(count) >= 1) counted.set(days[i], Number(count));
     });
+    return counted;
   }
 
-  /** The last page of each day in [from, to] that has any, read with one look-up per month. */
+  /** The directory's last page of each day in [from, to] that has one: a look-up per day, all at once. */
   private async lastPages(feed: FeedName, appId: string, from: string, to: string): Promise<Map<string, number>> {
-    const months: string[] = [];
-    for (let month = to.slice(0, 7); month >= from.slice(0, 7); month = previousMonth(month)) months.push(month);
-    const docs = await Promise.all(months.map((month) => this.directory.findById(`${feed}|${appId}|${month}`).lean<FeedDirectory>().exec()));
+    const days: string[] = [];
+    for (let day = to; day >= from; day = utcDaysBefore(day, 1)) days.push(day);
+    const docs = await Promise.all(days.map((day) => this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec()));
     const pages = new Map<string, number>();
-    docs.forEach((doc, i) => {
-      for (const [field, page] of Object.entries(doc?.lastPage ?? {})) pages.set(`${months[i]}-${field.slice(1)}`, page);
-    });
+    docs.forEach((doc, i) => doc && pages.set(days[i], doc.last));
     return pages;
+  }
+}
+
+/**
+ * The directory of a listing's days, read a few days at a time going back, twice as many each time: most listings
+ * end within their first day or two, a sparse feed needs a few weeks.
+ */
+class DirectoryWindow {
+  private readonly pages = new Map<string, number>();
+  private lookedUpFrom: string | undefined;
+  private days = 2;
+
+  constructor(
+    private readonly lookUp: (from: string, to: string) => Promise<Map<string, number>>,
+    private readonly oldest: string,
+  ) {}
+
+  async lastPage(day: string): Promise<number | undefined> {
+    if (this.lookedUpFrom === undefined || day < this.lookedUpFrom) {
+      const from = [utcDaysBefore(day, this.days - 1), this.oldest].sort()[1];
+      for (const [listed, page] of await this.lookUp(from, day)) this.pages.set(listed, page);
+      [this.lookedUpFrom, this.days] = [from, Math.min(this.days * 2, 32)];
+    }
+    return this.pages.get(day);
   }
 }
 
@@ -172,26 +237,25 @@ function pageKey(feed: FeedName, appId: string, day: string, page: number): stri
   return `${feed}|${appId}|${day}|${page}`;
 }
 
-function previousMonth(month: string): string {
-  const [year, m] = month.split('-').map(Number);
-  return m === 1 ? `${year - 1}-12` : `${year}-${String(m - 1).padStart(2, '0')}`;
+function position<T extends FeedRecord>(listed: Listed<T>): Position & { listed: Listed<T> } {
+  return { day: listed.record.day, seq: listed.seq, id: listed.record._id, listed };
 }
 
 /** Newest first: by day, then number, then id (numbers repeat only if the Redis counters were lost). */
-function newestFirst(a: FeedEntry, b: FeedEntry): number {
+function newestFirst(a: Position, b: Position): number {
   if (a.day !== b.day) return a.day < b.day ? 1 : -1;
   if (a.seq !== b.seq) return b.seq - a.seq;
-  return a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
-function pick<T extends FeedEntry>(records: T[], after?: FeedEntry): T[] {
-  return after ? records.filter((record) => newestFirst(after, record) < 0) : records;
+function pick<T extends FeedRecord>(rows: Listed<T>[], after?: Position): Listed<T>[] {
+  return after ? rows.filter((listed) => newestFirst(after, position(listed)) < 0) : rows;
 }
 
-function parseCursor(cursor: string): FeedEntry {
+function parseCursor(cursor: string): Position {
   const [day, seq, ...id] = cursor.split('.');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !/^\d+$/.test(seq ?? '') || id.length === 0) throw new InvalidCursorError(cursor);
-  return { day, seq: Number(seq), _id: id.join('.') };
+  return { day, seq: Number(seq), id: id.join('.') };
 }
 
 /** A `cursor` that no listing handed out. */

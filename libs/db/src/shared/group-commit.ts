@@ -2,7 +2,8 @@ import type { Collection, Document, MongoBulkWriteError } from 'mongodb';
 
 interface Pending<T> {
   doc: T;
-  resolve(): void;
+  /** true when this insert wrote the document, false when one with its _id was there already. */
+  resolve(inserted: boolean): void;
   reject(error: unknown): void;
 }
 
@@ -19,7 +20,7 @@ export class GroupCommitInserter<T extends Document> {
 
   constructor(private readonly collection: () => Collection<T>, private readonly maxBatch = 500) {}
 
-  insert(doc: T): Promise<void> {
+  insert(doc: T): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.queue.push({ doc, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -32,7 +33,7 @@ export class GroupCommitInserter<T extends Document> {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         await this.collection().insertMany(batch.map((p) => p.doc) as never, { ordered: false });
-        batch.forEach((p) => p.resolve());
+        batch.forEach((p) => p.resolve(true));
       } catch (error) {
         settleBulkError(batch, error);
       }
@@ -51,7 +52,7 @@ function settleBulkError<T>(batch: Pending<T>[], error: unknown): void {
   for (const e of Array.isArray(writeErrors) ? writeErrors : [writeErrors]) failed.set(e.index, e);
   batch.forEach((p, index) => {
     const writeError = failed.get(index);
-    if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve();
+    if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve(!writeError);
     else p.reject(new Error(writeError.errmsg ?? 'insert failed'));
   });
 }

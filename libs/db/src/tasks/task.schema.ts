@@ -31,13 +31,10 @@ export class Task {
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (DESIGN §5). */
   @Prop({ required: true }) day: string;
-  /** The application's task feed page it is listed under, and its number within the day (FeedPages). */
-  @Prop({ required: true }) page: string;
-  @Prop({ required: true }) seq: number;
 }
 
+/** Listed through its row in the application's `tasks` feed (FeedPages), so it needs no index but `_id`. */
 export const TaskSchema = SchemaFactory.createForClass(Task);
-TaskSchema.index({ page: 1 });
 
 /**
  * The response body a task's caller received, as JSON text: stored and served verbatim, and far cheaper to store
@@ -47,6 +44,7 @@ TaskSchema.index({ page: 1 });
 export class TaskResult {
   /** The task id. */
   @Prop({ type: String, required: true }) _id: string;
+  /** Its task's page in the `tasks` feed: what the retention sweep deletes by. */
   @Prop({ required: true }) page: string;
   @Prop({ required: true }) body: string;
 }

@@ -4,12 +4,13 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
 import { GroupCommitInserter } from '../shared/group-commit';
+import { reviveDates } from '../shared/revive-dates';
 import { Task, TaskResult } from './task.schema';
 
 export type TaskRecord = Task;
 
 /** What the worker records: the task, and the body its caller received when it succeeded. */
-export type NewTaskRecord = Omit<Task, 'page' | 'seq'> & { result?: string };
+export type NewTaskRecord = Task & { result?: string };
 
 /** What every task job carries about its request (structurally the queue's TaskEnvelope). */
 export interface TaskIdentity {
@@ -55,13 +56,16 @@ export class TasksRepository {
   }
 
   /**
-   * Records a finished task; idempotent per task id, so a retried job never records twice. The body goes first:
-   * a record that can be read always has its body, until retention removes it.
+   * Records a finished task; idempotent per task id, so a retried job never records twice. The body goes first, so
+   * a record that can be read always has its body until retention removes it; the feed row last, and from the
+   * record that was kept when an earlier attempt got there first.
    */
   async record({ result, ...task }: NewTaskRecord): Promise<void> {
-    const [{ page, seq }] = await this.feeds.place('tasks', task.appId, task.day, 1);
-    if (result !== undefined) await this.resultInserter.insert({ _id: task._id, page, body: result });
-    await this.taskInserter.insert({ ...task, page, seq });
+    const [place] = await this.feeds.place('tasks', task.appId, task.day, 1);
+    if (result !== undefined) await this.resultInserter.insert({ _id: task._id, page: place.page, body: result });
+    const inserted = await this.taskInserter.insert(task);
+    const kept = inserted ? task : await this.findById(task._id);
+    if (kept) await this.feeds.file('tasks', kept, place);
   }
 
   /** A task of this application; another application's task id reads as absent. */
@@ -82,7 +86,7 @@ export class TasksRepository {
 
   /** An application's tasks over a range of creation days, most recently recorded first. */
   listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<TaskRecord>> {
-    return this.feeds.list('tasks', appId, query, (page) => this.model.find({ page }).lean<TaskRecord[]>().exec());
+    return this.feeds.list<TaskRecord>('tasks', appId, query, (row) => reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'));
   }
 
   /** Deletes the result bodies filed under one feed page; returns how many. */

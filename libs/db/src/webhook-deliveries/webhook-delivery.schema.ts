@@ -30,9 +30,8 @@ export class WebhookDelivery {
   @Prop({ type: Date, required: true }) createdAt: Date;
   /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (DESIGN §5). */
   @Prop({ required: true }) day: string;
-  /** The application's webhook feed page it is listed under, and its number within the day (FeedPages). */
+  /** Its page in the application's `webhooks` feed (FeedPages): what the 30-day prune deletes by. */
   @Prop({ required: true }) page: string;
-  @Prop({ required: true }) seq: number;
 }
 
 export const WebhookDeliverySchema = SchemaFactory.createForClass(WebhookDelivery);

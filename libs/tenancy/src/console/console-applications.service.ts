@@ -1,5 +1,5 @@
 import { CatalogService } from '@gateway/catalog';
-import { GatewayError } from '@gateway/common';
+import { GatewayError, utcDay } from '@gateway/common';
 import {
   ApiKeysRepository,
   ApplicationRecord,
@@ -103,20 +103,20 @@ export class ConsoleApplicationsService {
 
   /** Delivery attempts of the application's webhooks, newest first. */
   async webhookDeliveries(appId: string, ownerId: string, query: FeedQuery) {
-    await this.owned(appId, ownerId);
-    return present(appId, await listing(() => this.deliveries.listForApp(appId, query)), presentDelivery);
+    const since = fromCreation(await this.owned(appId, ownerId), query);
+    return present(appId, await listing(() => this.deliveries.listForApp(appId, since)), presentDelivery);
   }
 
   /** The application's finished tasks, most recently finished first; result bodies are fetched per task by the API. */
   async tasks(appId: string, ownerId: string, query: FeedQuery) {
-    await this.owned(appId, ownerId);
-    return present(appId, await listing(() => this.tasksRepository.listForApp(appId, query)), presentTask);
+    const since = fromCreation(await this.owned(appId, ownerId), query);
+    return present(appId, await listing(() => this.tasksRepository.listForApp(appId, since)), presentTask);
   }
 
   /** The application's per-image billing records, most recently billed first. */
   async billingRecords(appId: string, ownerId: string, query: FeedQuery) {
-    await this.owned(appId, ownerId);
-    return present(appId, await listing(() => this.billing.listForApp(appId, query)), presentBillingRecord);
+    const since = fromCreation(await this.owned(appId, ownerId), query);
+    return present(appId, await listing(() => this.billing.listForApp(appId, since)), presentBillingRecord);
   }
 
   /** Sends a delivered or failed event once more (one attempt), even to a callback a 410 disabled. */
@@ -172,6 +172,12 @@ export class ConsoleApplicationsService {
 
 function notFound(appId: string): GatewayError {
   return new GatewayError('NotFound', `no application ${appId} in your account`, { param: 'id' });
+}
+
+/** Nothing of an application predates it: a listing need not look at the days before its creation. */
+function fromCreation(app: ApplicationRecord, query: FeedQuery): FeedQuery {
+  const created = utcDay(app.createdAt);
+  return created > query.from ? { ...query, from: created > query.to ? query.to : created } : query;
 }
 
 async function listing<T>(list: () => Promise<FeedSlice<T>>): Promise<FeedSlice<T>> {
