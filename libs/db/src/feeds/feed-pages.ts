@@ -1,5 +1,5 @@
 import { GatewayRedis } from '@gateway/queue';
-import { AppConfig, utcDaysBefore } from '@gateway/common';
+import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
@@ -184,8 +184,11 @@ export class FeedPages {
    * read-modify-write on FerretDB can lag behind by a page or more under concurrent writers.
    */
   private async countedRecords(feed: FeedName, appId: string, from: string, to: string): Promise<Map<string, number>> {
+    // A day's counter outlives the day's last record by COUNTER_TTL_SECONDS: older days have none left to read.
+    const oldestAlive = [from, utcDaysBefore(utcDay(), COUNTER_TTL_SECONDS / 86_400 + 1)].sort()[1];
     const days: string[] = [];
-    for (let day = to; day >= from && days.length < COUNTER_TTL_SECONDS / 86_400; day = utcDaysBefore(day, 1)) days.push(day);
+    for (let day = to; day >= oldestAlive; day = utcDaysBefore(day, 1)) days.push(day);
+    if (days.length === 0) return new Map();
     const counts = await this.redis.client.mget(days.map((day) => `${this.prefix}:feed:${feed}:${appId}:${day}`));
     const counted = new Map<string, number>();
     counts.forEach((count, i) => {
@@ -207,12 +210,12 @@ export class FeedPages {
 
 /**
  * The directory of a listing's days, read a few days at a time going back, twice as many each time: most listings
- * end within their first day or two, a sparse feed needs a few weeks.
+ * end within their first days, a sparse feed needs a few weeks.
  */
 class DirectoryWindow {
   private readonly pages = new Map<string, number>();
   private lookedUpFrom: string | undefined;
-  private days = 2;
+  private days = 4;
 
   constructor(
     private readonly lookUp: (from: string, to: string) => Promise<Map<string, number>>,
