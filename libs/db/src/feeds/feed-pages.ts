@@ -62,10 +62,10 @@ const DUPLICATE_KEY = 11000;
 /**
  * Newest-first listings that cost the same at any size. The embedded database (FerretDB) serves equality filters by
  * index but pushes down no range, sort or limit, so "the newest 20 of an application" cannot be a sorted index scan
- * there. Instead each record is numbered per (feed, application, UTC day) by a Redis counter and filed under the page
- * `${feed}|${appId}|${day}|${seq / FEED_PAGE_SIZE}`: a listing reads whole pages by equality, newest page first, and sorts
- * the few it read in memory. The directory says which pages each day has. MongoDB serves the same equality by the
- * `page` index.
+ * there. Instead each record is numbered per (feed, application, UTC day) by a Redis counter and filed as a row
+ * (FeedRow) under the page `${feed}|${appId}|${day}|${seq / FEED_PAGE_SIZE}`: a listing reads the pages it needs by
+ * equality and sorts the few rows it read in memory. The directory says which pages each day has. MongoDB serves the
+ * same equality by the `page` index.
  */
 @Injectable()
 export class FeedPages {
@@ -108,11 +108,11 @@ export class FeedPages {
   }
 
   /**
-   * One slice of a feed, newest first: `revive` turns a row's parsed JSON back into its record (dates, mostly). The pages the slice
-   * needs are worked out from how many records each day has and read at once, across days. A live Redis counter says
-   * exactly how many a day has; past it, the directory gives the day's last page (assumed full, so a short read
-   * means another round), and the page past that is read too, in case the directory write of a page opened
-   * concurrently lost a race (FerretDB's updates are read-modify-write).
+   * One slice of a feed, newest first; `revive` turns a row's parsed JSON back into its record (dates, mostly). The
+   * pages the slice needs are worked out from how many records each day has and read at once, across days. A live
+   * Redis counter says exactly how many a day has; past it, the directory gives the day's last page (assumed full,
+   * so a short read means another round), and the page past that is read too, in case the directory write of a page
+   * opened concurrently lost a race (FerretDB's updates are read-modify-write).
    */
   async list<T extends FeedRecord>(feed: FeedName, appId: string, query: FeedQuery, revive: (row: T) => T): Promise<FeedSlice<T>> {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;

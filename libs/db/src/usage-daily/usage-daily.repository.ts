@@ -9,23 +9,31 @@ export interface UsageKey {
   day: string;
 }
 
+/**
+ * Statements per update command. FerretDB 1.24 holds a PostgreSQL connection for each statement of an update
+ * command that matched a document until the whole command ends (a `defer` inside its loop over statements), and its
+ * pool has 50: a command updating 50 existing documents waits for a connection forever.
+ */
+const UPDATES_PER_COMMAND = 16;
+
 @Injectable()
 export class UsageDailyRepository {
   constructor(@InjectModel(UsageDaily.name) private readonly model: Model<UsageDaily>) {}
 
   /** Adds counters to their day documents, creating them as needed; one bulk write for many keys. */
   async add(increments: { key: UsageKey; counters: UsageCounters }[]): Promise<void> {
-    if (increments.length === 0) return;
-    await this.model.bulkWrite(
-      increments.map(({ key, counters }) => ({
-        updateOne: {
-          filter: { _id: `${key.appId}|${key.model}|${key.day}` },
-          update: { $inc: counters, $setOnInsert: { ...key, appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
+    for (let start = 0; start < increments.length; start += UPDATES_PER_COMMAND) {
+      await this.model.bulkWrite(
+        increments.slice(start, start + UPDATES_PER_COMMAND).map(({ key, counters }) => ({
+          updateOne: {
+            filter: { _id: `${key.appId}|${key.model}|${key.day}` },
+            update: { $inc: counters, $setOnInsert: { ...key, appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
+            upsert: true,
+          },
+        })),
+        { ordered: false },
+      );
+    }
   }
 
   /** Days `from`..`to` (YYYY-MM-DD, inclusive) of one application, oldest first, then by model. */
