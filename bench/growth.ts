@@ -9,7 +9,7 @@
  * request path or a console page, the insert rate, disk per 1,000 tasks and the time of a full maintenance pass
  * (sweep progress reset, so the pass walks every day past retention). Asserts nothing.
  *
- * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 200]
+ * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 500]
  */
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -38,7 +38,7 @@ import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.servi
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '500' } } });
 const SIZES = values.sizes!.split(',').map(Number);
 const SAMPLES = Number(values.samples);
 const APPS = 10;

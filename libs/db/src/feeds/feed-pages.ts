@@ -215,7 +215,7 @@ export class FeedPages {
 class DirectoryWindow {
   private readonly pages = new Map<string, number>();
   private lookedUpFrom: string | undefined;
-  private days = 4;
+  private days = 8;
 
   constructor(
     private readonly lookUp: (from: string, to: string) => Promise<Map<string, number>>,
