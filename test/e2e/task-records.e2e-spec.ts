@@ -136,6 +136,19 @@ describe('task records at volume: reads by index, newest-first listings and resu
     const healed = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
     expect(healed.body.data.map((task: { id: string }) => task.id)).toEqual(newestFirst.slice(0, 200));
     expect((await directory.findById(entry).lean())!.last).toBe(last);
+
+    // With every counter gone, the directory alone lists the same records, page after page.
+    for (const day of [utcDaysBefore(today, 1), utcDaysBefore(today, 10)]) {
+      await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${day}`);
+    }
+    const fromDirectory: any[] = [];
+    cursor = null;
+    do {
+      const page: any = await console.call('GET', `/applications/${appId}/tasks?limit=70&from=${utcDaysBefore(today, 29)}${cursor ? `&cursor=${cursor}` : ''}`, user);
+      fromDirectory.push(...page.body.data);
+      cursor = page.body.next;
+    } while (cursor);
+    expect(fromDirectory.map((task) => task.id)).toEqual(newestFirst);
   });
 
   it('removes result bodies past TASK_RESULT_RETENTION and keeps the record, its usage, cost and billing', async () => {

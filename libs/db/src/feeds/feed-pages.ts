@@ -110,9 +110,9 @@ export class FeedPages {
   /**
    * One slice of a feed, newest first; `revive` turns a row's parsed JSON back into its record (dates, mostly). The
    * pages the slice needs are worked out from how many records each day has and read at once, across days. A live
-   * Redis counter says exactly how many a day has; past it, the directory gives the day's last page (assumed full,
-   * so a short read means another round), and the page past that is read too, in case the directory write of a page
-   * opened concurrently lost a race (FerretDB's updates are read-modify-write).
+   * Redis counter says exactly how many a day has; past it, the directory gives the day's last page, and the page
+   * past that is read too, in case the directory write of a page opened concurrently lost a race (FerretDB's updates
+   * are read-modify-write).
    */
   async list<T extends FeedRecord>(feed: FeedName, appId: string, query: FeedQuery, revive: (row: T) => T): Promise<FeedSlice<T>> {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;
@@ -125,7 +125,8 @@ export class FeedPages {
     };
     const wanted = query.limit + 1;
     const found: Listed<T>[] = [];
-    // Where listing goes on: `top` is the number of the next record to list on `day`, undefined until looked up.
+    // Where listing goes on: `top` is the number of the next record to list on `day` (or, from the directory, a
+    // number on its last page), undefined until looked up.
     let day = newest;
     let top: number | undefined;
     while (found.length < wanted && day >= query.from) {
@@ -134,9 +135,12 @@ export class FeedPages {
         if (top === undefined) {
           const counted = counts.get(day);
           const last = counted === undefined ? await directory.lastPage(day) : undefined;
-          top = counted ?? (last === undefined ? 0 : (last + 1) * FEED_PAGE_SIZE);
+          // From the directory, the last page has at least one record: planning on that reads a page too many
+          // rather than coming back for one.
+          top = counted ?? (last === undefined ? 0 : last * FEED_PAGE_SIZE + 1);
+          // Resuming inside the cursor's day: its number says where, whatever the directory says.
           const resuming = after?.day === day;
-          if (resuming) top = Math.min(top, after.seq - 1);
+          if (resuming) top = after.seq - 1;
           if (last !== undefined && !resuming) reads.push(this.readBeyond(feed, appId, day, last, read));
         }
         const lowest = Math.max(1, top - (wanted - planned) + 1);
@@ -215,7 +219,7 @@ export class FeedPages {
 class DirectoryWindow {
   private readonly pages = new Map<string, number>();
   private lookedUpFrom: string | undefined;
-  private days = 8;
+  private days = 4;
 
   constructor(
     private readonly lookUp: (from: string, to: string) => Promise<Map<string, number>>,
