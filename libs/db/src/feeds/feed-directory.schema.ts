@@ -9,7 +9,10 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 export class FeedDirectory {
   /** `${feed}|${appId}|${YYYY-MM-DD}` */
   @Prop({ type: String, required: true }) _id: string;
+  /** `${feed}|${appId}|${YYYY-MM}`: a listing reads a month's days with one query. */
+  @Prop({ required: true }) month: string;
   @Prop({ type: Number, required: true }) last: number;
 }
 
 export const FeedDirectorySchema = SchemaFactory.createForClass(FeedDirectory);
+FeedDirectorySchema.index({ month: 1 });

@@ -118,7 +118,7 @@ export class FeedPages {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;
     const newest = after && after.day < query.to ? after.day : query.to;
     const counts = await this.countedRecords(feed, appId, query.from, newest);
-    const directory = new DirectoryWindow((from, to) => this.lastPages(feed, appId, from, to), query.from);
+    const directory = new DirectoryMonths((month) => this.lastPagesOfMonth(feed, appId, month));
     const read = async (day: string, page: number): Promise<Listed<T>[]> => {
       const rows = await this.rows.find({ page: pageKey(feed, appId, day, page) }).lean<FeedRow[]>().exec();
       return rows.map(({ row, seq }) => ({ record: revive(JSON.parse(row) as T), seq }));
@@ -167,7 +167,7 @@ export class FeedPages {
 
   private async open(feed: FeedName, appId: string, day: string, page: number): Promise<void> {
     const filter = { _id: `${feed}|${appId}|${day}` };
-    const update = { $max: { last: page } };
+    const update = { $max: { last: page }, $setOnInsert: { month: `${feed}|${appId}|${day.slice(0, 7)}` } };
     try {
       await this.directory.updateOne(filter, update, { upsert: true }).exec();
     } catch (error) {
@@ -179,7 +179,8 @@ export class FeedPages {
 
   /** Every page key of one application's feed on `day`, oldest first: what a retention sweep deletes. */
   async pagesOfDay(feed: FeedName, appId: string, day: string): Promise<string[]> {
-    const last = (await this.lastPages(feed, appId, day, day)).get(day);
+    const found = await this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec();
+    const last = found?.last;
     return last === undefined ? [] : Array.from({ length: last + 2 }, (_, page) => pageKey(feed, appId, day, page));
   }
 
@@ -201,38 +202,23 @@ export class FeedPages {
     return counted;
   }
 
-  /** The directory's last page of each day in [from, to] that has one: a look-up per day, all at once. */
-  private async lastPages(feed: FeedName, appId: string, from: string, to: string): Promise<Map<string, number>> {
-    const days: string[] = [];
-    for (let day = to; day >= from; day = utcDaysBefore(day, 1)) days.push(day);
-    const docs = await Promise.all(days.map((day) => this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec()));
-    const pages = new Map<string, number>();
-    docs.forEach((doc, i) => doc && pages.set(days[i], doc.last));
-    return pages;
+  /** The directory's last page of each day of one month that has one: one query, at most 31 small documents. */
+  private async lastPagesOfMonth(feed: FeedName, appId: string, month: string): Promise<Map<string, number>> {
+    const days = await this.directory.find({ month: `${feed}|${appId}|${month}` }).lean<FeedDirectory[]>().exec();
+    return new Map(days.map((entry) => [entry._id.slice(entry._id.lastIndexOf('|') + 1), entry.last]));
   }
 }
 
-/**
- * The directory of a listing's days, read a few days at a time going back, twice as many each time: most listings
- * end within their first days, a sparse feed needs a few weeks.
- */
-class DirectoryWindow {
-  private readonly pages = new Map<string, number>();
-  private lookedUpFrom: string | undefined;
-  private days = 4;
+/** The directory of a listing's days, read a month at a time as the listing reaches it. */
+class DirectoryMonths {
+  private readonly months = new Map<string, Promise<Map<string, number>>>();
 
-  constructor(
-    private readonly lookUp: (from: string, to: string) => Promise<Map<string, number>>,
-    private readonly oldest: string,
-  ) {}
+  constructor(private readonly lookUp: (month: string) => Promise<Map<string, number>>) {}
 
   async lastPage(day: string): Promise<number | undefined> {
-    if (this.lookedUpFrom === undefined || day < this.lookedUpFrom) {
-      const from = [utcDaysBefore(day, this.days - 1), this.oldest].sort()[1];
-      for (const [listed, page] of await this.lookUp(from, day)) this.pages.set(listed, page);
-      [this.lookedUpFrom, this.days] = [from, Math.min(this.days * 2, 32)];
-    }
-    return this.pages.get(day);
+    const month = day.slice(0, 7);
+    if (!this.months.has(month)) this.months.set(month, this.lookUp(month));
+    return (await this.months.get(month)!).get(day);
   }
 }
 
