@@ -29,6 +29,8 @@ export function testEnv(overrides: EnvSource = {}): EnvSource {
     // Each worker would load the local models (about 2.5 s, 300 MB); the suites that use them turn them on.
     LOCAL_MODELS: 'off',
     WAIT_RECHECK_INTERVAL_MS: 500,
+    // Most suites register several accounts; operators.e2e-spec tests invitations and closed sign-up.
+    CONSOLE_SIGNUP: 'open',
     ...overrides,
   };
 }

@@ -10,6 +10,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
 import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
 import { ConsoleAuthController } from './console/auth/console-auth.controller';
+import { ConsoleOperatorsController } from './console/operators/console-operators.controller';
 import { ConsoleSessionGuard } from './console/auth/console-session.guard';
 import { ConsoleUsageController } from './console/usage/console-usage.controller';
 import { ErrorEnvelopeFilter } from './http/error.filter';
@@ -49,7 +50,7 @@ export class ApiModule implements OnModuleInit {
       ],
       controllers: [
         EmbeddingsController, ChatController, ImageEditController, FilesController, ModelsController, TasksController,
-        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController,
+        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController, ConsoleOperatorsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -18,6 +18,8 @@ import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
 import { User, UserSchema } from './users/user.schema';
 import { UsersRepository } from './users/users.repository';
+import { Invitation, InvitationSchema } from './invitations/invitation.schema';
+import { InvitationsRepository } from './invitations/invitations.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
 import { WebhookDeliveriesRepository } from './webhook-deliveries/webhook-deliveries.repository';
 import { WebhookDelivery, WebhookDeliverySchema } from './webhook-deliveries/webhook-delivery.schema';
@@ -29,6 +31,7 @@ const repositories = [
   UsageDailyRepository,
   BillingRecordsRepository,
   UsersRepository,
+  InvitationsRepository,
   WebhookDeliveriesRepository,
   SweepStateRepository,
   FeedPages,
@@ -60,6 +63,7 @@ const repositories = [
       { name: UsageDaily.name, schema: UsageDailySchema },
       { name: BillingRecord.name, schema: BillingRecordSchema },
       { name: User.name, schema: UserSchema },
+      { name: Invitation.name, schema: InvitationSchema },
       { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
     ]),
   ],

@@ -18,3 +18,5 @@ export * from './feeds/feed-directory.schema';
 export * from './feeds/feed-row.schema';
 export * from './sweeps/sweep-state.repository';
 export * from './sweeps/feed-sweeper';
+export * from './invitations/invitation.schema';
+export * from './invitations/invitations.repository';

@@ -8,6 +8,7 @@ import { ApplicationsRepository } from './applications/applications.repository';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
 import { DbModule } from './db.module';
 import { FeedPages } from './feeds/feed-pages';
+import { InvitationsRepository } from './invitations/invitations.repository';
 import { SweepStateRepository } from './sweeps/sweep-state.repository';
 import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
@@ -32,16 +33,18 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
   { collection: 'api_keys', field: 'hash', index: { hash: 1 }, by: 'ApiKeysRepository.findByHash' },
   { collection: 'api_keys', field: 'appId', index: { appId: 1 }, by: 'ApiKeysRepository.listForApp / revokeAll / retireAll' },
   { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
-  { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById' },
+  { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById / update' },
+  { collection: 'invitations', field: '_id', index: '_id', by: 'InvitationsRepository.findByHash / consume' },
   { collection: 'applications', field: '_id', index: '_id', by: 'ApplicationsRepository.findById / findOwned / updateOwned' },
   { collection: 'applications', field: 'ownerId', index: { ownerId: 1 }, by: 'ApplicationsRepository.list(owner)' },
-  { collection: 'feed_directory', field: '_id', index: '_id', by: 'FeedPages (directory of pages)' },
+  { collection: 'feed_directory', field: '_id', index: '_id', by: 'FeedPages (a day\'s last page: raise, sweep)' },
+  { collection: 'feed_directory', field: 'month', index: { month: 1 }, by: 'FeedPages.list (the days of a month)' },
   { collection: 'feed_rows', field: 'page', index: { page: 1 }, by: 'FeedPages.list / deleteRows: listings of tasks, billing and webhook deliveries' },
   { collection: 'sweep_state', field: '_id', index: '_id', by: 'SweepStateRepository' },
 ];
 
 /** Queries that read a whole small collection on purpose. */
-const WHOLE_COLLECTION = new Set(['applications']);
+const WHOLE_COLLECTION = new Set(['applications', 'users']);
 
 describe('the index behind every repository query', () => {
   let module: TestingModule;
@@ -86,6 +89,13 @@ describe('the index behind every repository query', () => {
     const user = await users.create({ _id: 'usr_index', email: 'index@example.com', passwordHash: 'x' });
     await users.findByEmail('index@example.com');
     await users.findById(user!._id);
+    await users.any();
+    await users.list();
+    await users.update(user!._id, { ceilings: { maxApplications: 2 } });
+    const invitations = module.get(InvitationsRepository);
+    await invitations.create({ _id: 'hash', createdBy: user!._id, expiresAt: new Date() });
+    await invitations.findByHash('hash');
+    await invitations.consume('hash');
     await apps.create({ _id: 'app_index', ownerId: 'usr_index', name: 'index', secretKeyEnc: 'x' } as never);
     await apps.findById('app_index');
     await apps.findOwned('app_index', 'usr_index');

@@ -13,5 +13,6 @@ export * from './network/ip-allow-list';
 export * from './tenancy.module';
 export * from './console/console-sessions.service';
 export * from './console/console-applications.service';
+export * from './console/console-operators.service';
 export * from './console/console.module';
 export * from './network/callback-urls';

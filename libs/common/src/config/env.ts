@@ -51,6 +51,13 @@ export class Env {
   @Type(() => Number) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
+  /**
+   * Who may create a console account once one exists (the first account is the operator): anyone (`open`), holders
+   * of an operator's invitation (`invite`), or nobody (`closed`).
+   */
+  @IsIn(['open', 'invite', 'closed'])
+  CONSOLE_SIGNUP: 'open' | 'invite' | 'closed' = 'invite';
+
   /** Comma-separated queue names this worker serves, or `all`. */
   @Matches(/^(all|[a-z-]+(,[a-z-]+)*)$/, { message: 'WORKER_QUEUES must be `all` or a comma-separated list of queue names' })
   WORKER_QUEUES = 'all';

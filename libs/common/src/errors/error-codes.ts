@@ -13,6 +13,11 @@ export const ERROR_CODES = {
   IpNotAllowed: { status: 403, type: 'permission_error' },
   ScopeDenied: { status: 403, type: 'permission_error' },
   CsrfRejected: { status: 403, type: 'permission_error' },
+  SignupClosed: { status: 403, type: 'permission_error' },
+  InvalidInvitation: { status: 403, type: 'permission_error' },
+  AccountDisabled: { status: 403, type: 'permission_error' },
+  OperatorOnly: { status: 403, type: 'permission_error' },
+  CeilingExceeded: { status: 403, type: 'permission_error' },
   /** A file URL whose signature does not match: tampered with or made up. */
   InvalidUrlSignature: { status: 403, type: 'permission_error' },
   NotFound: { status: 404, type: 'invalid_request_error' },

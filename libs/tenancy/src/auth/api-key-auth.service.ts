@@ -1,11 +1,12 @@
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
-import { ApiKeysRepository, ApplicationsRepository } from '@gateway/db';
+import { ApiKeysRepository, ApplicationsRepository, UsersRepository } from '@gateway/db';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
 import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
+import { ownerInGoodStanding } from './owner-standing';
 import { principalOf } from './principal-factory';
 
 type CacheEntry = { principal: Principal } | { invalid: true };
@@ -25,6 +26,7 @@ export class ApiKeyAuthService {
     config: AppConfig,
     private readonly apiKeys: ApiKeysRepository,
     private readonly applications: ApplicationsRepository,
+    private readonly users: UsersRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.cache = createAuthCache<CacheEntry>(config.AUTH_CACHE_TTL_MS, 50_000, async (hash, _stale, { options }) => {
@@ -55,7 +57,7 @@ export class ApiKeyAuthService {
     const key = await this.apiKeys.findByHash(hash);
     if (!key || key.status !== 'active') return { invalid: true };
     const app = await this.applications.findById(key.appId);
-    if (!app || app.status !== 'active') return { invalid: true };
+    if (!app || app.status !== 'active' || !(await ownerInGoodStanding(this.users, app))) return { invalid: true };
     return { principal: principalOf(app, key._id, key.expiresAt) };
   }
 }

@@ -1,5 +1,5 @@
 import { AppConfig, GatewayError } from '@gateway/common';
-import { ApplicationsRepository } from '@gateway/db';
+import { ApplicationsRepository, UsersRepository } from '@gateway/db';
 import { GatewayRedis } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
@@ -9,6 +9,7 @@ import { SecretBox } from '../credentials/secret-box';
 import { Principal } from './principal';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { principalOf } from './principal-factory';
+import { ownerInGoodStanding } from './owner-standing';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
 
@@ -43,13 +44,13 @@ export class SignatureAuthService {
   private readonly prefix: string;
   private readonly signers: LRUCache<string, Signer>;
 
-  constructor(config: AppConfig, redis: GatewayRedis, private readonly applications: ApplicationsRepository) {
+  constructor(config: AppConfig, redis: GatewayRedis, private readonly applications: ApplicationsRepository, private readonly users: UsersRepository) {
     this.box = new SecretBox(config.MASTER_KEY);
     this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
       const app = await this.applications.findById(appId);
-      if (!app || app.status !== 'active') return { missing: true };
+      if (!app || app.status !== 'active' || !(await ownerInGoodStanding(this.users, app))) return { missing: true };
       return { principal: principalOf(app, 'signature'), secretKey: this.box.open(app.secretKeyEnc) };
     });
   }

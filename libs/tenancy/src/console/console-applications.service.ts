@@ -13,6 +13,8 @@ import {
   TaskRecord,
   TasksRepository,
   UsageDailyRepository,
+  UserCeilings,
+  UsersRepository,
   WebhookDeliveriesRepository,
   WebhookDelivery,
 } from '@gateway/db';
@@ -37,6 +39,7 @@ export class ConsoleApplicationsService {
     private readonly webhookJobs: WebhookJobs,
     private readonly tasksRepository: TasksRepository,
     private readonly billing: BillingRecordsRepository,
+    private readonly users: UsersRepository,
   ) {}
 
   async list(ownerId: string) {
@@ -50,7 +53,17 @@ export class ConsoleApplicationsService {
 
   async create(ownerId: string, settings: ApplicationSettings) {
     this.checkModels(settings.scope?.models ?? []);
-    const issued = await this.credentials.createApplication({ ...settings, ownerId });
+    const ceilings = (await this.users.findById(ownerId))?.ceilings;
+    if (ceilings?.maxApplications !== undefined) {
+      const active = (await this.applications.list(ownerId)).filter((app) => app.status === 'active').length;
+      if (active >= ceilings.maxApplications) {
+        throw new GatewayError('CeilingExceeded', `your account may have at most ${ceilings.maxApplications} applications; ask the gateway's operator for more`);
+      }
+    }
+    // Under a ceiling, an unset limit is the ceiling rather than unlimited.
+    const limited = { ...settings, dailyCallLimit: settings.dailyCallLimit ?? ceilings?.maxDailyCallLimit, tokenQuota: settings.tokenQuota ?? ceilings?.maxTokenQuota };
+    checkCeilings(ceilings, limited);
+    const issued = await this.credentials.createApplication({ ...limited, ownerId });
     return {
       ...(await this.present(issued.application)),
       // Shown once: only hashes and ciphertexts are kept.
@@ -60,6 +73,7 @@ export class ConsoleApplicationsService {
 
   async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>) {
     this.checkModels(changes.scope?.models ?? []);
+    checkCeilings((await this.users.findById(ownerId))?.ceilings, changes);
     await this.callbackUrls.check(changes.callbackUrl);
     // Saving the callback URL again, even unchanged, re-enables a callback a 410 disabled.
     const app = await this.applications.updateOwned(appId, ownerId, changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes);
@@ -172,6 +186,20 @@ export class ConsoleApplicationsService {
 
 function notFound(appId: string): GatewayError {
   return new GatewayError('NotFound', `no application ${appId} in your account`, { param: 'id' });
+}
+
+/** A daily call limit or token quota above the owner's ceiling, or unlimited (0) under one, is refused. */
+function checkCeilings(ceilings: UserCeilings | undefined, settings: Partial<Pick<ApplicationSettings, 'dailyCallLimit' | 'tokenQuota'>>): void {
+  const checks = [
+    ['daily_call_limit', settings.dailyCallLimit, ceilings?.maxDailyCallLimit],
+    ['token_quota', settings.tokenQuota, ceilings?.maxTokenQuota],
+  ] as const;
+  for (const [param, value, ceiling] of checks) {
+    if (ceiling === undefined || value === undefined) continue;
+    if (value === 0 || value > ceiling) {
+      throw new GatewayError('CeilingExceeded', `${param} must be from 1 to ${ceiling}, the ceiling the gateway's operator set for your account`, { param });
+    }
+  }
 }
 
 /** Nothing of an application predates it: a listing need not look at the days before its creation. */

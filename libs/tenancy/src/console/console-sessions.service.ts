@@ -1,5 +1,5 @@
 import { AppConfig, GatewayError, newId, randomBase62 } from '@gateway/common';
-import { UserRecord, UsersRepository } from '@gateway/db';
+import { InvitationsRepository, UserRecord, UserRole, UsersRepository } from '@gateway/db';
 import { GatewayRedis } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
@@ -15,9 +15,14 @@ const ARGON2ID = 2;
 export interface ConsoleSession {
   userId: string;
   email: string;
+  /** Read from the account on every request, so a change of role or a disabled account applies at once. */
+  role: UserRole;
   /** Sent back in X-CSRF-Token on every state-changing console request. */
   csrfToken: string;
 }
+
+/** How long the claim on the first account, the operator, is held while it is being created. */
+const FIRST_ACCOUNT_CLAIM_SECONDS = 60;
 
 /**
  * Console accounts and their sessions. Passwords are argon2id hashes; sessions live in Redis under the SHA-256 of
@@ -27,17 +32,52 @@ export interface ConsoleSession {
 export class ConsoleSessionsService {
   private readonly redis: Redis;
   private readonly prefix: string;
+  private readonly signup: AppConfig['CONSOLE_SIGNUP'];
   private decoyHash?: Promise<string>;
 
-  constructor(config: AppConfig, redis: GatewayRedis, private readonly users: UsersRepository) {
+  constructor(
+    config: AppConfig,
+    redis: GatewayRedis,
+    private readonly users: UsersRepository,
+    private readonly invitations: InvitationsRepository,
+  ) {
     this.redis = redis.client;
     this.prefix = config.QUEUE_PREFIX;
+    this.signup = config.CONSOLE_SIGNUP;
   }
 
-  async register(email: string, password: string): Promise<{ token: string; session: ConsoleSession }> {
-    const user = await this.users.create({ _id: newId('user'), email: email.toLowerCase(), passwordHash: await hash(password, { algorithm: ARGON2ID }) });
+  /**
+   * Creates an account. The first one on an empty database is the operator (`admin`); after that CONSOLE_SIGNUP
+   * decides, and under `invite` an operator's unused, unexpired invitation is used up.
+   */
+  async register(email: string, password: string, invitation?: string): Promise<{ token: string; session: ConsoleSession }> {
+    const normalized = email.toLowerCase();
+    const first = await this.claimFirstAccount();
+    if (!first) await this.admit(normalized, invitation);
+    const user = await this.users.create({
+      _id: newId('user'), email: normalized, passwordHash: await hash(password, { algorithm: ARGON2ID }), role: first ? 'admin' : 'user',
+    });
     if (!user) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
     return this.open(user);
+  }
+
+  /** True for the one sign-up that creates the first account: no account exists, and it won the Redis claim. */
+  private async claimFirstAccount(): Promise<boolean> {
+    if (await this.users.any()) return false;
+    const claimed = await this.redis.set(`${this.prefix}:console:first-account`, '1', 'EX', FIRST_ACCOUNT_CLAIM_SECONDS, 'NX');
+    return claimed === 'OK';
+  }
+
+  private async admit(email: string, invitation: string | undefined): Promise<void> {
+    if (this.signup === 'open') return;
+    if (this.signup === 'closed') throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
+    if (!invitation) throw new GatewayError('InvalidInvitation', 'an invitation from this gateway\'s operator is needed to sign up', { param: 'invitation' });
+    const hashed = createHash('sha256').update(invitation).digest('hex');
+    const found = await this.invitations.findByHash(hashed);
+    const usable = found && found.expiresAt.getTime() > Date.now() && (!found.email || found.email === email);
+    if (!usable) throw new GatewayError('InvalidInvitation', 'this invitation is unknown, used, expired or for another email', { param: 'invitation' });
+    if (await this.users.findByEmail(email)) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
+    if (!(await this.invitations.consume(hashed))) throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
   }
 
   async login(email: string, password: string): Promise<{ token: string; session: ConsoleSession }> {
@@ -56,13 +96,18 @@ export class ConsoleSessionsService {
       throw new GatewayError('InvalidCredentials', 'the email or password is wrong');
     }
     await this.redis.del(failuresKey);
+    if (user.disabled) throw new GatewayError('AccountDisabled', 'this account has been disabled by the gateway\'s operator');
     return this.open(user);
   }
 
+  /** The session of a token, with the account's current role; null once the account is disabled or gone. */
   async find(token: string | undefined): Promise<ConsoleSession | null> {
     if (!token || token.length > 100) return null;
     const stored = await this.redis.get(this.key(token));
-    return stored ? (JSON.parse(stored) as ConsoleSession) : null;
+    if (!stored) return null;
+    const session = JSON.parse(stored) as ConsoleSession;
+    const user = await this.users.findById(session.userId);
+    return user && !user.disabled ? { ...session, role: user.role ?? 'user' } : null;
   }
 
   async close(token: string | undefined): Promise<void> {
@@ -71,7 +116,7 @@ export class ConsoleSessionsService {
 
   private async open(user: UserRecord): Promise<{ token: string; session: ConsoleSession }> {
     const token = randomBase62(43);
-    const session: ConsoleSession = { userId: user._id, email: user.email, csrfToken: randomBase62(32) };
+    const session: ConsoleSession = { userId: user._id, email: user.email, role: user.role ?? 'user', csrfToken: randomBase62(32) };
     await this.redis.set(this.key(token), JSON.stringify(session), 'EX', SESSION_TTL_SECONDS);
     return { token, session };
   }

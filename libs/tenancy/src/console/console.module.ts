@@ -3,10 +3,11 @@ import { Module } from '@nestjs/common';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { ConsoleApplicationsService } from './console-applications.service';
 import { ConsoleSessionsService } from './console-sessions.service';
+import { ConsoleOperatorsService } from './console-operators.service';
 
 @Module({
   imports: [CredentialsModule],
-  providers: [ConsoleSessionsService, ConsoleApplicationsService, WebhookJobs],
-  exports: [ConsoleSessionsService, ConsoleApplicationsService],
+  providers: [ConsoleSessionsService, ConsoleApplicationsService, ConsoleOperatorsService, WebhookJobs],
+  exports: [ConsoleSessionsService, ConsoleApplicationsService, ConsoleOperatorsService],
 })
 export class ConsoleModule {}

@@ -4,15 +4,15 @@ import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nes
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession } from './console-session.decorator';
 import { ConsoleSessionGuard, SESSION_COOKIE } from './console-session.guard';
-import { SignInDto } from './credentials.dto';
+import { RegisterDto, SignInDto } from './credentials.dto';
 
 @Controller('console/api/auth')
 export class ConsoleAuthController {
   constructor(private readonly sessions: ConsoleSessionsService, private readonly config: AppConfig) {}
 
   @Post('register')
-  async register(@Body() dto: SignInDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { token, session } = await this.sessions.register(dto.email, dto.password);
+  async register(@Body() dto: RegisterDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { token, session } = await this.sessions.register(dto.email, dto.password, dto.invitation);
     return this.signedIn(reply, token, session);
   }
 
@@ -34,7 +34,7 @@ export class ConsoleAuthController {
   @Get('me')
   @UseGuards(ConsoleSessionGuard)
   me(@CurrentSession() session: ConsoleSession) {
-    return { user: { id: session.userId, email: session.email }, csrf_token: session.csrfToken };
+    return { user: presentSession(session), csrf_token: session.csrfToken };
   }
 
   private signedIn(reply: FastifyReply, token: string, session: ConsoleSession) {
@@ -45,6 +45,10 @@ export class ConsoleAuthController {
       path: '/console',
       maxAge: SESSION_TTL_SECONDS,
     });
-    return { user: { id: session.userId, email: session.email }, csrf_token: session.csrfToken };
+    return { user: presentSession(session), csrf_token: session.csrfToken };
   }
+}
+
+function presentSession(session: ConsoleSession) {
+  return { id: session.userId, email: session.email, role: session.role };
 }

@@ -1,4 +1,4 @@
-import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class SignInDto {
   @IsEmail() @MaxLength(254)
@@ -6,4 +6,10 @@ export class SignInDto {
 
   @IsString() @MinLength(10) @MaxLength(200)
   password: string;
+}
+
+export class RegisterDto extends SignInDto {
+  /** An operator's invitation: needed when CONSOLE_SIGNUP is `invite`. */
+  @IsOptional() @IsString() @MaxLength(100)
+  invitation?: string;
 }

@@ -1,0 +1,127 @@
+import { consoleClient, ConsoleUser } from '../helpers/console';
+import { getJson, RunningApi, startApi, testEnv, waitUntil } from '../helpers/gateway';
+
+const PASSWORD = 'correct horse battery';
+
+describe('console operators: the first account, invitations, ceilings and disabled accounts', () => {
+  let api: RunningApi;
+  let console: ReturnType<typeof consoleClient>;
+
+  beforeAll(async () => {
+    api = await startApi(testEnv({ CONSOLE_SIGNUP: 'invite', AUTH_CACHE_TTL_MS: 100 }));
+    console = consoleClient(api.url);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function signUp(email: string, invitation?: string) {
+    const registered = await console.call('POST', '/auth/register', undefined, { email, password: PASSWORD, ...(invitation ? { invitation } : {}) });
+    const user: ConsoleUser = { cookie: (registered.headers.get('set-cookie') ?? '').split(';')[0], csrf: registered.body?.csrf_token };
+    return { registered, user };
+  }
+
+  let operator: ConsoleUser;
+  let member: ConsoleUser;
+  let memberId: string;
+
+  it('makes the first account on an empty database its operator, once, however many sign up at the same moment', async () => {
+    const [a, b] = await Promise.all([signUp('first@example.com'), signUp('second@example.com')]);
+    const [winner, loser] = a.registered.status === 201 ? [a, b] : [b, a];
+    expect(winner.registered.status).toBe(201);
+    expect(winner.registered.body.user.role).toBe('admin');
+    expect(loser.registered.status).toBe(403);
+    expect(loser.registered.body.error).toMatchObject({ code: 'InvalidInvitation', param: 'invitation' });
+    operator = winner.user;
+    expect((await console.call('GET', '/auth/me', operator)).body.user.role).toBe('admin');
+  });
+
+  it('admits later accounts with an operator\'s invitation only: single use, for its email', async () => {
+    const invited = await console.call('POST', '/admin/invitations', operator, { email: 'Member@Example.com', expires_in_hours: 1 });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ email: 'member@example.com', invitation: expect.stringMatching(/^[0-9A-Za-z]{32}$/) });
+    const token = invited.body.invitation;
+
+    expect((await signUp('stranger@example.com', token)).registered.body.error.code).toBe('InvalidInvitation');
+    expect((await signUp('member@example.com', 'x'.repeat(32))).registered.body.error.code).toBe('InvalidInvitation');
+    const joined = await signUp('member@example.com', token);
+    expect(joined.registered.status).toBe(201);
+    expect(joined.registered.body.user.role).toBe('user');
+    member = joined.user;
+    memberId = joined.registered.body.user.id;
+    const again = await signUp('member2@example.com', token);
+    expect(again.registered.status).toBe(403);
+
+    // Operators' pages are closed to users.
+    const forbidden = await console.call('GET', '/admin/users', member);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('OperatorOnly');
+    expect((await console.call('POST', '/admin/invitations', member, {})).status).toBe(403);
+  });
+
+  it('enforces the ceilings an operator sets on a user\'s applications', async () => {
+    const set = await console.call('PATCH', `/admin/users/${memberId}`, operator, { ceilings: { max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 } });
+    expect(set.status).toBe(200);
+    expect(set.body.ceilings).toEqual({ max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 });
+
+    const tooHigh = await console.call('POST', '/applications', member, { name: 'greedy', daily_call_limit: 5000 });
+    expect(tooHigh.status).toBe(403);
+    expect(tooHigh.body.error).toMatchObject({ code: 'CeilingExceeded', param: 'daily_call_limit' });
+    const created = await console.call('POST', '/applications', member, { name: 'modest' });
+    expect(created.status).toBe(201);
+    // Unset limits take the ceiling rather than unlimited.
+    expect(created.body).toMatchObject({ daily_call_limit: 1000, token_quota: 50000 });
+    const second = await console.call('POST', '/applications', member, { name: 'another' });
+    expect(second.status).toBe(403);
+    expect(second.body.error.code).toBe('CeilingExceeded');
+    const unlimited = await console.call('PATCH', `/applications/${created.body.id}`, member, { token_quota: 0 });
+    expect(unlimited.status).toBe(403);
+    expect(unlimited.body.error).toMatchObject({ code: 'CeilingExceeded', param: 'token_quota' });
+
+    const users = await console.call('GET', '/admin/users', operator);
+    expect(users.body.data.find((user: { id: string }) => user.id === memberId)).toMatchObject({ email: 'member@example.com', applications: 1, disabled: false });
+    const apps = await console.call('GET', '/admin/applications', operator);
+    expect(apps.body.data.map((app: { owner_id: string }) => app.owner_id)).toContain(memberId);
+  });
+
+  it('disables an account: its session, its sign-in and its API keys stop working', async () => {
+    const created = await console.call('GET', '/applications', member);
+    const apiKey = await rotatedKey(created.body.data[0].id);
+    expect((await getJson(`${api.url}/v1/models`, apiKey)).status).toBe(200);
+
+    expect((await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: true })).body.disabled).toBe(true);
+    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 401, 'the disabled account\'s key to stop working');
+    expect((await console.call('GET', '/applications', member)).status).toBe(401);
+    const login = await console.call('POST', '/auth/login', undefined, { email: 'member@example.com', password: PASSWORD });
+    expect(login.status).toBe(403);
+    expect(login.body.error.code).toBe('AccountDisabled');
+
+    // An operator cannot lock themselves out.
+    const me = (await console.call('GET', '/auth/me', operator)).body.user.id;
+    const self = await console.call('PATCH', `/admin/users/${me}`, operator, { disabled: true });
+    expect(self.status).toBe(400);
+
+    await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: false });
+    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 200, 'the enabled account\'s key to work again');
+  });
+
+  it('refuses every sign-up but the first under CONSOLE_SIGNUP=closed', async () => {
+    const closed = await startApi(testEnv({ CONSOLE_SIGNUP: 'closed' }));
+    try {
+      const client = consoleClient(closed.url);
+      expect((await client.register('owner@example.com')).registered.body.user.role).toBe('admin');
+      const refused = (await client.register('late@example.com')).registered;
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('SignupClosed');
+    } finally {
+      await closed.close();
+    }
+  });
+
+  async function rotatedKey(appId: string): Promise<string> {
+    const rotated = await console.call('POST', `/applications/${appId}/rotate-key`, member, { grace_seconds: 0 });
+    expect(rotated.status).toBe(200);
+    return rotated.body.api_key;
+  }
+});
