@@ -93,8 +93,11 @@ async function main(): Promise<void> {
       const insertRate = ((fixture.recorded - before) / (Date.now() - started)) * 1000;
       firstInsertRate ||= insertRate;
       print(`\n== ${size.toLocaleString('en-US')} tasks (filled in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`);
-      // A fill this fast leaves autovacuum a backlog that real traffic, spread over days, would not: clear it first.
+      // A fill this fast leaves a backlog that real traffic, spread over days, would not: autovacuum's work and
+      // gigabytes of dirty pages for the kernel to write out. Clear both before timing reads.
       psql(database.postgresUrl, 'VACUUM (ANALYZE)');
+      psql(database.postgresUrl, 'CHECKPOINT');
+      execFileSync('sync');
       print(`  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`);
       for (const [name, read] of Object.entries(reads(app, fixture))) {
         const { p50, p99 } = await measure(read);
