@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
+import { consoleClient } from '../helpers/console';
 import { getJson, postJson, processEnv, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 
 describe('operator CLI (npm run gw)', () => {
@@ -40,6 +41,18 @@ describe('operator CLI (npm run gw)', () => {
     const rotated = JSON.parse(gw('keys:rotate', '--app', appId, '--json').stdout);
     expect(rotated.apiKey).not.toBe(apiKey);
     expect((await getJson(`${api.url}/v1/models`, rotated.apiKey)).status).toBe(200);
+  });
+
+  it('promotes a console account to operator', async () => {
+    const console = consoleClient(api.url);
+    await console.register('first@example.com');
+    const member = await console.register('later@example.com');
+    expect((await console.call('GET', '/admin/users', member)).status).toBe(403);
+    const promoted = gw('users:promote', '--email', 'Later@Example.com');
+    expect(promoted.status).toBe(0);
+    expect(promoted.stdout).toContain('later@example.com is now an operator');
+    expect((await console.call('GET', '/admin/users', member)).status).toBe(200);
+    expect(gw('users:promote', '--email', 'nobody@example.com').stderr).toContain('no console account');
   });
 
   it('explains bad usage with exit code 2', () => {

@@ -1,3 +1,7 @@
+import { QueueName } from '@gateway/queue';
+import { getQueueToken } from '@nestjs/bullmq';
+import { Queue, Worker } from 'bullmq';
+import Redis from 'ioredis';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { getJson, RunningApi, startApi, testEnv, waitUntil } from '../helpers/gateway';
 
@@ -104,7 +108,44 @@ describe('console operators: the first account, invitations, ceilings and disabl
 
     await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: false });
     await waitUntil(async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 200, 'the enabled account\'s key to work again');
+    // Enabled again, the account signs in afresh: the sessions it had stay over.
+    expect((await console.call('GET', '/applications', member)).status).toBe(401);
+    const again = await console.call('POST', '/auth/login', undefined, { email: 'member@example.com', password: PASSWORD });
+    expect(again.status).toBe(200);
+    member = { cookie: (again.headers.get('set-cookie') ?? '').split(';')[0], csrf: again.body.csrf_token };
+    expect((await console.call('GET', '/applications', member)).status).toBe(200);
   });
+
+  it('refuses a common password or the email as a password', async () => {
+    const client = consoleClient(api.url);
+    for (const password of ['password123', 'Qwertyuiop', 'iloveyou12']) {
+      const refused = await client.call('POST', '/auth/register', undefined, { email: 'weak@example.com', password });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'InvalidParameter', param: 'password', message: expect.stringContaining('most common') });
+    }
+    const own = await client.call('POST', '/auth/register', undefined, { email: 'weakling@example.com', password: 'weakling@example.com' });
+    expect(own.body.error).toMatchObject({ code: 'InvalidParameter', param: 'password' });
+  });
+
+  it('limits failed sign-ins per account, then per address, with Retry-After', async () => {
+    const limited = await startApi(testEnv({ CONSOLE_SIGNUP: 'open' }));
+    try {
+      const client = consoleClient(limited.url);
+      const signIn = (email: string, password: string) => client.call('POST', '/auth/login', undefined, { email, password });
+      await client.register('target@example.com');
+      for (let i = 0; i < 10; i++) expect((await signIn('target@example.com', 'wrong password!')).status).toBe(401);
+      const locked = await signIn('target@example.com', PASSWORD);
+      expect(locked.status).toBe(429);
+      expect(locked.headers.get('retry-after')).toBe('900');
+      // Spread over many accounts, the address runs out at 50 failures (10 above).
+      for (let i = 0; i < 40; i++) expect((await signIn(`nobody${i}@example.com`, 'wrong password!')).status).toBe(401);
+      const fromAddress = await signIn('someone-else@example.com', 'wrong password!');
+      expect(fromAddress.status).toBe(429);
+      expect(fromAddress.body.error.message).toContain('your address');
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
 
   it('refuses every sign-up but the first under CONSOLE_SIGNUP=closed', async () => {
     const closed = await startApi(testEnv({ CONSOLE_SIGNUP: 'closed' }));
@@ -116,6 +157,39 @@ describe('console operators: the first account, invitations, ceilings and disabl
       expect(refused.body.error.code).toBe('SignupClosed');
     } finally {
       await closed.close();
+    }
+  });
+
+  it('shows operators the queues and their failed jobs, read from BullMQ, and retries one', async () => {
+    // A worker of the maintenance queue whose first run of a job fails, as a broken job would.
+    const connection = new Redis(process.env.TEST_REDIS_URL!, { maxRetriesPerRequest: null });
+    let runs = 0;
+    const worker = new Worker(QueueName.Maintenance, async () => {
+      runs += 1;
+      if (runs === 1) throw new Error('the sweep could not reach the database');
+    }, { connection, prefix: api.config.QUEUE_PREFIX });
+    try {
+      const queue = api.app.get<Queue>(getQueueToken(QueueName.Maintenance));
+      const job = await queue.add('sweep', { taskId: 'task_system_test' } as never, { attempts: 1 });
+      await waitUntil(async () => (await job.isFailed()), 'the job to fail');
+
+      const states = await console.call('GET', '/admin/system/queues', operator);
+      expect(states.status).toBe(200);
+      expect(states.body.data.map((state: { name: string }) => state.name)).toEqual(expect.arrayContaining(['embeddings', 'chat', 'image-edit', 'webhooks', 'maintenance']));
+      expect(states.body.data.find((state: { name: string }) => state.name === 'maintenance')).toMatchObject({ failed: 1, workers: 1 });
+      const failed = await console.call('GET', '/admin/system/queues/maintenance/failed?limit=5', operator);
+      expect(failed.body.data).toEqual([expect.objectContaining({ id: job.id, task_id: 'task_system_test', reason: 'the sweep could not reach the database', attempts: 1 })]);
+      expect((await console.call('GET', '/admin/system/queues/nonsense/failed', operator)).status).toBe(404);
+      expect((await console.call('GET', '/admin/system/queues', member)).status).toBe(403);
+
+      const retried = await console.call('POST', `/admin/system/queues/maintenance/jobs/${job.id}/retry`, operator);
+      expect(retried.status).toBe(202);
+      await waitUntil(async () => (await queue.getJob(job.id!))!.isCompleted(), 'the retried job to complete');
+      expect(runs).toBe(2);
+      expect((await console.call('POST', `/admin/system/queues/maintenance/jobs/${job.id}/retry`, operator)).status).toBe(404);
+    } finally {
+      await worker.close();
+      await connection.quit();
     }
   });
 

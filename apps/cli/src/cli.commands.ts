@@ -1,4 +1,4 @@
-import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType, UsageDailyRepository } from '@gateway/db';
+import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType, UsageDailyRepository, UsersRepository } from '@gateway/db';
 import { UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
@@ -15,7 +15,9 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
   keys:rotate --app <appId> [--grace-seconds <n>] [--json]
       Issues a new API key; the old one stops at once, or after the grace period.
   usage --app <appId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
-      Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days).`;
+      Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days).
+  users:promote --email <email>
+      Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.`;
 
 /** Operator commands over the same services the console uses. */
 @Injectable()
@@ -24,6 +26,7 @@ export class CliCommands {
     private readonly credentials: CredentialsService,
     private readonly applications: ApplicationsRepository,
     private readonly usage: UsageDailyRepository,
+    private readonly users: UsersRepository,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -37,6 +40,8 @@ export class CliCommands {
         return this.rotateKey(rest);
       case 'usage':
         return this.showUsage(rest);
+      case 'users:promote':
+        return this.promote(rest);
       default:
         throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
     }
@@ -104,6 +109,15 @@ export class CliCommands {
     return [header, ...rows.map((r) =>
       `${r.day}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
     )].join('\n');
+  }
+
+  private async promote(args: string[]): Promise<string> {
+    const { values } = parse(args, { email: { type: 'string' } });
+    if (!values.email) throw new UsageError('users:promote needs --email <email>');
+    const user = await this.users.findByEmail(values.email.toLowerCase());
+    if (!user) throw new UsageError(`no console account ${values.email}`);
+    await this.users.update(user._id, { role: 'admin', disabled: false });
+    return `${user.email} is now an operator of this gateway.`;
   }
 
   private async rotateKey(args: string[]): Promise<string> {

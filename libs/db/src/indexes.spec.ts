@@ -111,7 +111,7 @@ describe('the index behind every repository query', () => {
     await tasks.findForApp('task_index', 'app_index');
     await tasks.findResult('task_index');
     await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
-    await tasks.deleteResults((await module.get(FeedPages).pagesOfDay('tasks', 'app_index', day))[0]);
+    await module.get(FeedPages).sweepDay('tasks', 'app_index', day, (page) => tasks.deleteResults(page));
     await billing.billImages([{ taskId: 'task_index', index: 0, appId: 'app_index', model: 'm', unitPrice: 1, currency: 'CNY', day, createdAt: new Date() }]);
     await billing.listForTask('task_index', 'app_index');
     await billing.listForApp('app_index', { from: day, to: day, limit: 10 });
@@ -121,7 +121,6 @@ describe('the index behind every repository query', () => {
     await deliveries.findForApp(delivery._id, 'app_index');
     await deliveries.listForApp('app_index', { from: day, to: day, limit: 10 });
     await deliveries.deletePage(delivery.page);
-    await module.get(FeedPages).pagesOfDay('tasks', 'app_index', day);
     await module.get(SweepStateRepository).advance('index', day);
     await module.get(SweepStateRepository).through('index');
     await apps.listCreated();

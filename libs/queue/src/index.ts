@@ -8,3 +8,4 @@ export * from './queue.module';
 export * from './task-gateway.service';
 export * from './idempotency-store';
 export * from './task-streams';
+export * from './queue-overview.service';

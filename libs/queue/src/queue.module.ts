@@ -7,6 +7,7 @@ import { LeaseSemaphore } from './lease-semaphore.service';
 import { OutcomeStore } from './outcome-store.service';
 import { IdempotencyStore } from './idempotency-store';
 import { TaskStreams } from './task-streams';
+import { QueueOverview } from './queue-overview.service';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -20,6 +21,6 @@ export class QueueModule {
       useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams] };
+    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview] };
   }
 }

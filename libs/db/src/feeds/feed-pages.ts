@@ -178,11 +178,25 @@ export class FeedPages {
     }
   }
 
-  /** Every page key of one application's feed on `day`, oldest first: what a retention sweep deletes. */
-  async pagesOfDay(feed: FeedName, appId: string, day: string): Promise<string[]> {
-    const found = await this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec();
-    const last = found?.last;
-    return last === undefined ? [] : Array.from({ length: last + 2 }, (_, page) => pageKey(feed, appId, day, page));
+  /**
+   * Runs `deletePage` over every page of one application's feed on `day`, oldest first: what a retention sweep
+   * does. Past the last page the directory or a live counter knows of, pages are deleted until one holds nothing,
+   * in case the directory lagged. Returns how many records were deleted.
+   */
+  async sweepDay(feed: FeedName, appId: string, day: string, deletePage: (page: string) => Promise<number>): Promise<number> {
+    const [found, counted] = await Promise.all([
+      this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec(),
+      this.countedRecords(feed, appId, day, day),
+    ]);
+    const counter = counted.get(day);
+    const last = Math.max(found?.last ?? -1, counter === undefined ? -1 : pageOf(counter));
+    let deleted = 0;
+    for (let page = 0; page <= last; page++) deleted += await deletePage(pageKey(feed, appId, day, page));
+    for (let page = last + 1, count = -1; count !== 0; page++) {
+      count = await deletePage(pageKey(feed, appId, day, page));
+      deleted += count;
+    }
+    return deleted;
   }
 
   /**

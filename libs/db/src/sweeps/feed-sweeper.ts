@@ -39,7 +39,7 @@ export class FeedSweeper {
     while (through < lastDay && Date.now() < sweep.deadline) {
       const day = utcDaysBefore(through, -1);
       for (const app of apps) {
-        for (const page of await this.feeds.pagesOfDay(sweep.feed, app._id, day)) deleted += await sweep.deletePage(page);
+        deleted += await this.feeds.sweepDay(sweep.feed, app._id, day, (page) => sweep.deletePage(page));
       }
       await this.state.advance(sweep.name, day);
       through = day;

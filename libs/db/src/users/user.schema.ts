@@ -24,6 +24,8 @@ export class User {
   @Prop({ type: String, enum: USER_ROLES, default: 'user' }) role: UserRole;
   /** A disabled account cannot sign in, and its applications' keys stop working. */
   @Prop({ type: Boolean, default: false }) disabled: boolean;
+  /** Sessions opened before this instant are over: set when the account is disabled. */
+  @Prop({ type: Date }) sessionsEndedAt?: Date;
   /** Operator-set limits on this user's applications; an absent field sets none. */
   @Prop({ type: MongooseSchema.Types.Mixed }) ceilings?: UserCeilings;
 }

@@ -37,8 +37,10 @@ export class UsersRepository {
     return this.model.find({}).sort({ createdAt: 1 }).lean<UserRecord[]>().exec();
   }
 
-  /** Changes what an operator may change; null when there is no such account. */
+  /** Changes what an operator may change; disabling also ends the account's sessions. Null when there is no such account. */
   update(userId: string, changes: { disabled?: boolean; role?: UserRole; ceilings?: UserCeilings }): Promise<UserRecord | null> {
-    return this.model.findByIdAndUpdate(userId, { $set: changes }, { new: true }).lean<UserRecord>().exec();
+    const set: Record<string, unknown> = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (changes.disabled) set.sessionsEndedAt = new Date();
+    return this.model.findByIdAndUpdate(userId, { $set: set }, { new: true }).lean<UserRecord>().exec();
   }
 }

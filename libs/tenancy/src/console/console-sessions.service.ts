@@ -5,9 +5,12 @@ import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
+import { checkNewPassword } from './password-policy';
 
 export const SESSION_TTL_SECONDS = 7 * 86_400;
 const LOGIN_FAILURES_ALLOWED = 10;
+/** Per client address: enough for an office behind one NAT, too few to try passwords across many accounts. */
+const ADDRESS_FAILURES_ALLOWED = 50;
 const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
 /** argon2id (@node-rs/argon2's Algorithm.Argon2id; the const enum is not importable under isolatedModules). */
 const ARGON2ID = 2;
@@ -17,6 +20,8 @@ export interface ConsoleSession {
   email: string;
   /** Read from the account on every request, so a change of role or a disabled account applies at once. */
   role: UserRole;
+  /** Epoch ms the session was opened. */
+  openedAt: number;
   /** Sent back in X-CSRF-Token on every state-changing console request. */
   csrfToken: string;
 }
@@ -26,7 +31,8 @@ const FIRST_ACCOUNT_CLAIM_SECONDS = 60;
 
 /**
  * Console accounts and their sessions. Passwords are argon2id hashes; sessions live in Redis under the SHA-256 of
- * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Failed logins per email are capped.
+ * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Failed sign-ins are capped per email and
+ * per client address.
  */
 @Injectable()
 export class ConsoleSessionsService {
@@ -52,6 +58,7 @@ export class ConsoleSessionsService {
    */
   async register(email: string, password: string, invitation?: string): Promise<{ token: string; session: ConsoleSession }> {
     const normalized = email.toLowerCase();
+    checkNewPassword(password, normalized);
     const first = await this.claimFirstAccount();
     if (!first) await this.admit(normalized, invitation);
     const user = await this.users.create({
@@ -80,11 +87,14 @@ export class ConsoleSessionsService {
     if (!(await this.invitations.consume(hashed))) throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
   }
 
-  async login(email: string, password: string): Promise<{ token: string; session: ConsoleSession }> {
+  async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; session: ConsoleSession }> {
     const normalized = email.toLowerCase();
-    const failuresKey = `${this.prefix}:login-failures:${normalized}`;
-    if (Number(await this.redis.get(failuresKey)) >= LOGIN_FAILURES_ALLOWED) {
-      throw new GatewayError('RateLimited', 'too many failed sign-ins for this account; try again later', {
+    const accountKey = `${this.prefix}:login-failures:${normalized}`;
+    const addressKey = `${this.prefix}:login-failures-from:${address}`;
+    const [accountFailures, addressFailures] = await this.redis.mget(accountKey, addressKey);
+    if (Number(accountFailures) >= LOGIN_FAILURES_ALLOWED || Number(addressFailures) >= ADDRESS_FAILURES_ALLOWED) {
+      const which = Number(accountFailures) >= LOGIN_FAILURES_ALLOWED ? 'this account' : 'your address';
+      throw new GatewayError('RateLimited', `too many failed sign-ins for ${which}; try again later`, {
         headers: { 'retry-after': String(LOGIN_FAILURE_WINDOW_SECONDS) },
       });
     }
@@ -92,10 +102,13 @@ export class ConsoleSessionsService {
     // Verify against a decoy when the account does not exist, so timing does not reveal which emails are registered.
     const valid = await verify(user?.passwordHash ?? (await this.decoy()), password).catch(() => false);
     if (!user || !valid) {
-      await this.redis.multi().incr(failuresKey).expire(failuresKey, LOGIN_FAILURE_WINDOW_SECONDS).exec();
+      await this.redis.multi()
+        .incr(accountKey).expire(accountKey, LOGIN_FAILURE_WINDOW_SECONDS)
+        .incr(addressKey).expire(addressKey, LOGIN_FAILURE_WINDOW_SECONDS)
+        .exec();
       throw new GatewayError('InvalidCredentials', 'the email or password is wrong');
     }
-    await this.redis.del(failuresKey);
+    await this.redis.del(accountKey);
     if (user.disabled) throw new GatewayError('AccountDisabled', 'this account has been disabled by the gateway\'s operator');
     return this.open(user);
   }
@@ -107,7 +120,8 @@ export class ConsoleSessionsService {
     if (!stored) return null;
     const session = JSON.parse(stored) as ConsoleSession;
     const user = await this.users.findById(session.userId);
-    return user && !user.disabled ? { ...session, role: user.role ?? 'user' } : null;
+    if (!user || user.disabled || (user.sessionsEndedAt && new Date(user.sessionsEndedAt).getTime() >= (session.openedAt ?? 0))) return null;
+    return { ...session, role: user.role ?? 'user' };
   }
 
   async close(token: string | undefined): Promise<void> {
@@ -116,7 +130,7 @@ export class ConsoleSessionsService {
 
   private async open(user: UserRecord): Promise<{ token: string; session: ConsoleSession }> {
     const token = randomBase62(43);
-    const session: ConsoleSession = { userId: user._id, email: user.email, role: user.role ?? 'user', csrfToken: randomBase62(32) };
+    const session: ConsoleSession = { userId: user._id, email: user.email, role: user.role ?? 'user', openedAt: Date.now(), csrfToken: randomBase62(32) };
     await this.redis.set(this.key(token), JSON.stringify(session), 'EX', SESSION_TTL_SECONDS);
     return { token, session };
   }

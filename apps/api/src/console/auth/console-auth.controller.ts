@@ -18,8 +18,8 @@ export class ConsoleAuthController {
 
   @Post('login')
   @HttpCode(200)
-  async login(@Body() dto: SignInDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { token, session } = await this.sessions.login(dto.email, dto.password);
+  async login(@Body() dto: SignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { token, session } = await this.sessions.login(dto.email, dto.password, request.ip);
     return this.signedIn(reply, token, session);
   }
 

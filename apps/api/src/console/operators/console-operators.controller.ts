@@ -1,16 +1,17 @@
+import { QueueOverview } from '@gateway/queue';
 import { ConsoleOperatorsService, ConsoleSession } from '@gateway/tenancy';
-import { Body, Controller, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { OperatorGuard } from '../auth/operator.guard';
-import { InviteDto, UpdateAccountDto } from './operator.dto';
+import { FailedJobsQuery, InviteDto, UpdateAccountDto } from './operator.dto';
 
 const DEFAULT_INVITATION_HOURS = 72;
 
 @Controller('console/api/admin')
 @UseGuards(ConsoleSessionGuard, OperatorGuard)
 export class ConsoleOperatorsController {
-  constructor(private readonly operators: ConsoleOperatorsService) {}
+  constructor(private readonly operators: ConsoleOperatorsService, private readonly queues: QueueOverview) {}
 
   @Get('users')
   users() {
@@ -31,6 +32,24 @@ export class ConsoleOperatorsController {
   @Get('applications')
   applications() {
     return this.operators.listApplications();
+  }
+
+  /** Every queue's waiting, active, delayed and failed jobs, and the workers connected to it. */
+  @Get('system/queues')
+  async queueStates() {
+    return { data: await this.queues.states() };
+  }
+
+  @Get('system/queues/:queue/failed')
+  async failedJobs(@Param('queue') queue: string, @Query() query: FailedJobsQuery) {
+    return { data: await this.queues.failed(queue, query.limit ?? 20) };
+  }
+
+  @Post('system/queues/:queue/jobs/:id/retry')
+  @HttpCode(202)
+  async retry(@Param('queue') queue: string, @Param('id') id: string) {
+    await this.queues.retry(queue, id);
+    return { queue, job_id: id, status: 'retrying' };
   }
 
   /** A single-use sign-up invitation; its token is shown only in this answer. */

@@ -31,3 +31,8 @@ export class InviteDto {
   @IsOptional() @IsInt() @Min(1) @Max(720)
   expires_in_hours?: number;
 }
+
+export class FailedJobsQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  limit?: number;
+}
