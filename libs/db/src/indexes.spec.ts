@@ -1,15 +1,14 @@
-import { ConfigModule, loadConfig, randomBase62, utcDay } from '@gateway/common';
-import { QueueModule } from '@gateway/queue';
+import { utcDay } from '@gateway/common';
 import { getConnectionToken } from '@nestjs/mongoose';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import mongoose, { Connection } from 'mongoose';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
-import { DbModule } from './db.module';
 import { FeedPages } from './feeds/feed-pages';
 import { InvitationsRepository } from './invitations/invitations.repository';
 import { SweepStateRepository } from './sweeps/sweep-state.repository';
+import { createDbTestModule } from './testing/db-test-module';
 import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
 import { UsersRepository } from './users/users.repository';
@@ -51,12 +50,7 @@ describe('the index behind every repository query', () => {
   const seen: { collection: string; method: string; filter: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
-    const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
-    if (!TEST_REDIS_URL || !TEST_MONGODB_URL) throw new Error('run with `npm test`, which starts Redis and the embedded database');
-    const scope = `t${randomBase62(8)}`;
-    const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`, QUEUE_PREFIX: scope, MASTER_KEY: 'a'.repeat(64), LOG_LEVEL: 'silent' });
-    module = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), DbModule, QueueModule.forRoot('producer')] }).compile();
-    await module.init();
+    module = await createDbTestModule();
     mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
       if (['find', 'findOne', 'deleteMany', 'deleteOne', 'updateOne', 'updateMany', 'findOneAndUpdate', 'countDocuments'].includes(method)) {
         seen.push({ collection, method, filter: (filter ?? {}) as Record<string, unknown> });

@@ -1,19 +1,13 @@
-import { ConfigModule, loadConfig, randomBase62, utcDay } from '@gateway/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { DbModule } from '../db.module';
-import { QueueModule } from '@gateway/queue';
+import { utcDay } from '@gateway/common';
+import { TestingModule } from '@nestjs/testing';
+import { createDbTestModule } from '../testing/db-test-module';
 import { UsageDailyRepository } from './usage-daily.repository';
 
 describe('UsageDailyRepository.add on the embedded database', () => {
   let module: TestingModule;
 
   beforeAll(async () => {
-    const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
-    if (!TEST_REDIS_URL || !TEST_MONGODB_URL) throw new Error('run with `npm test`, which starts Redis and the embedded database');
-    const scope = `t${randomBase62(8)}`;
-    const config = loadConfig({ REDIS_URL: TEST_REDIS_URL, MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`, QUEUE_PREFIX: scope, MASTER_KEY: 'a'.repeat(64), LOG_LEVEL: 'silent' });
-    module = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), DbModule, QueueModule.forRoot('producer')] }).compile();
-    await module.init();
+    module = await createDbTestModule();
   });
 
   afterAll(async () => {
