@@ -149,6 +149,16 @@ describe('task records at volume: reads by index, newest-first listings and resu
       cursor = page.body.next;
     } while (cursor);
     expect(fromDirectory.map((task) => task.id)).toEqual(newestFirst);
+
+    // Redis lost today's counter (a restart without its data): the next task is numbered past every page the
+    // directory knows of, so a listing that trusts the new counter still reaches the earlier records.
+    await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${today}`);
+    const afterLoss = embeddingTask(appId, Date.now());
+    await tasks.record(afterLoss);
+    const todays = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
+    expect(todays.body.data[0].id).toBe(afterLoss._id);
+    const rest = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200&cursor=${todays.body.next}`, user);
+    expect([...todays.body.data, ...rest.body.data].map((task: { id: string }) => task.id)).toEqual([afterLoss._id, ...newestFirst.slice(0, 250)]);
   });
 
   it('removes result bodies past TASK_RESULT_RETENTION and keeps the record, its usage, cost and billing', async () => {

@@ -86,15 +86,27 @@ export class FeedPages {
   /** Numbers `count` new records of one application and day; records in the directory any page they open. */
   async place(feed: FeedName, appId: string, day: string, count: number): Promise<FeedPlace[]> {
     const key = `${this.prefix}:feed:${feed}:${appId}:${day}`;
-    const [[incrError, last]] = (await this.redis.client.multi().incrby(key, count).expire(key, COUNTER_TTL_SECONDS).exec())!;
-    if (incrError) throw incrError;
+    let last = await this.increment(key, count);
+    if (last === count) {
+      // A counter's first numbers: if the directory already lists pages of this day, Redis lost the counter (a
+      // restart without its data). Numbering again from 1 would leave a listing that trusts the counter short of
+      // the earlier records, so the counter moves past every page the directory knows of.
+      const known = await this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec();
+      if (known) last = await this.increment(key, (known.last + 1) * FEED_PAGE_SIZE);
+    }
     const places = Array.from({ length: count }, (_, i) => {
-      const seq = (last as number) - count + 1 + i;
+      const seq = last - count + 1 + i;
       return { seq, page: pageKey(feed, appId, day, pageOf(seq)) };
     });
     const opened = places.filter(({ seq }) => (seq - 1) % FEED_PAGE_SIZE === 0).map(({ seq }) => pageOf(seq));
     if (opened.length > 0) await this.open(feed, appId, day, Math.max(...opened));
     return places;
+  }
+
+  private async increment(key: string, by: number): Promise<number> {
+    const [[error, value]] = (await this.redis.client.multi().incrby(key, by).expire(key, COUNTER_TTL_SECONDS).exec())!;
+    if (error) throw error;
+    return value as number;
   }
 
   /** Files a record at its place in a feed: what listings show. Idempotent per record id; the first filing stays. */
