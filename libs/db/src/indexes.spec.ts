@@ -8,7 +8,7 @@ import { BillingRecordsRepository } from './billing-records/billing-records.repo
 import { FeedPages } from './feeds/feed-pages';
 import { InvitationsRepository } from './invitations/invitations.repository';
 import { SweepStateRepository } from './sweeps/sweep-state.repository';
-import { createDbTestModule } from './testing/db-test-module';
+import { createDbTestModule } from '../../../test/helpers/db-test-module';
 import { TasksRepository } from './tasks/tasks.repository';
 import { UsageDailyRepository } from './usage-daily/usage-daily.repository';
 import { UsersRepository } from './users/users.repository';

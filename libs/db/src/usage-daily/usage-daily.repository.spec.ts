@@ -1,6 +1,6 @@
 import { utcDay } from '@gateway/common';
 import { TestingModule } from '@nestjs/testing';
-import { createDbTestModule } from '../testing/db-test-module';
+import { createDbTestModule } from '../../../../test/helpers/db-test-module';
 import { UsageDailyRepository } from './usage-daily.repository';
 
 describe('UsageDailyRepository.add on the embedded database', () => {

@@ -1,7 +1,7 @@
 import { ConfigModule, loadConfig, randomBase62 } from '@gateway/common';
 import { QueueModule } from '@gateway/queue';
 import { Test, TestingModule } from '@nestjs/testing';
-import { DbModule } from '../db.module';
+import { DbModule } from '@gateway/db';
 
 /** The repositories on a database and queue prefix of their own, on the Redis and FerretDB `npm test` started. */
 export async function createDbTestModule(): Promise<TestingModule> {
