@@ -73,7 +73,9 @@ export class ConsoleApplicationsService {
 
   async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>) {
     this.checkModels(changes.scope?.models ?? []);
-    checkCeilings((await this.users.findById(ownerId))?.ceilings, changes);
+    if (changes.dailyCallLimit !== undefined || changes.tokenQuota !== undefined) {
+      checkCeilings((await this.users.findById(ownerId))?.ceilings, changes);
+    }
     await this.callbackUrls.check(changes.callbackUrl);
     // Saving the callback URL again, even unchanged, re-enables a callback a 410 disabled.
     const app = await this.applications.updateOwned(appId, ownerId, changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes);
