@@ -9,7 +9,7 @@
  * request path or a console page, the insert rate, disk per 1,000 tasks and the time of a full maintenance pass
  * (sweep progress reset, so the pass walks every day past retention). Asserts nothing.
  *
- * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 500]
+ * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 1000]
  */
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -38,7 +38,7 @@ import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.servi
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '500' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '1000' } } });
 const SIZES = values.sizes!.split(',').map(Number);
 const SAMPLES = Number(values.samples);
 const APPS = 10;
@@ -160,7 +160,9 @@ async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplication
   const recordOne = async (n: number) => {
     const appIndex = n % 10 < 4 ? 0 : 1 + (n % (APPS - 1));
     const appId = fixture.apps[appIndex].appId;
-    const day = utcDaysBefore(today, n % DAYS);
+    // Days scattered independently of the application (a multiplicative hash of n): with `n % DAYS` the day would
+    // fix n % 10 and so the application, leaving each one traffic on a few of the 30 days only.
+    const day = utcDaysBefore(today, (Math.imul(n, 2654435761) >>> 8) % DAYS);
     const createdAt = Date.parse(`${day}T00:00:00Z`) + (n % 86_400) * 1000;
     const taskId = `task_${crypto.randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22)}`;
     const kind = n % 20 === 0 ? 'image' : n % 20 < 10 ? 'embeddings' : 'chat';

@@ -56,8 +56,12 @@ export interface FeedSlice<T> {
  * 20 to 50 rows.
  */
 export const FEED_PAGE_SIZE = 25;
-/** The Redis counters outlive their day by this much: a task created before midnight may be recorded after it. */
-const COUNTER_TTL_SECONDS = 3 * 86_400;
+/**
+ * A day's Redis counter lives this long after its last increment: long enough that a listing over the console's
+ * 30 days plans every page from exact counts (about 100 bytes per application, feed and day). Older days, and
+ * counters Redis lost, are planned from the directory.
+ */
+const COUNTER_TTL_SECONDS = 35 * 86_400;
 const DUPLICATE_KEY = 11000;
 
 /**

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { UsageCounters, UsageDaily } from './usage-daily.schema';
-
-export interface UsageKey {
-  appId: string;
-  model: string;
-  day: string;
-}
+import { UsageCounters, UsageDaily, UsageDay, UsageKey } from './usage-daily.schema';
 
 /**
  * Statements per update command. FerretDB 1.24 holds a PostgreSQL connection for each statement of an update
@@ -27,7 +21,7 @@ export class UsageDailyRepository {
         increments.slice(start, start + UPDATES_PER_COMMAND).map(({ key, counters }) => ({
           updateOne: {
             filter: { _id: `${key.appId}|${key.model}|${key.day}` },
-            update: { $inc: counters, $setOnInsert: { ...key, appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
+            update: { $inc: counters, $setOnInsert: { appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
             upsert: true,
           },
         })),
@@ -37,14 +31,22 @@ export class UsageDailyRepository {
   }
 
   /** Days `from`..`to` (YYYY-MM-DD, inclusive) of one application, oldest first, then by model. */
-  async listForApp(appId: string, from: string, to: string): Promise<UsageDaily[]> {
+  async listForApp(appId: string, from: string, to: string): Promise<UsageDay[]> {
     const months = monthsBetween(from, to);
     const found = await Promise.all(months.map((month) => this.model.find({ appMonth: `${appId}|${month}` }).lean<UsageDaily[]>().exec()));
     return found
       .flat()
+      .map(({ _id, appMonth: _, ...counters }) => ({ ...counters, ...keyOf(_id) }))
       .filter((usage) => usage.day >= from && usage.day <= to)
       .sort((a, b) => (a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1));
   }
+}
+
+/** The key an `_id` spells: the application and the day are its first and last parts, the model all between. */
+function keyOf(id: string): UsageKey {
+  const first = id.indexOf('|');
+  const last = id.lastIndexOf('|');
+  return { appId: id.slice(0, first), model: id.slice(first + 1, last), day: id.slice(last + 1) };
 }
 
 /** YYYY-MM of every month that `from`..`to` touches, oldest first. */

@@ -1,14 +1,15 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
-/** Per application, model and UTC day: what the console charts. Maintained with $inc upserts (DESIGN §5). */
+/**
+ * Per application, model and UTC day: what the console charts. Maintained with $inc upserts (DESIGN §5). The key's
+ * parts live only in `_id`: a 30-day chart returns about a hundred of these, and FerretDB's cost per document grows
+ * with its fields.
+ */
 // `errors` is a mongoose document property, but these documents are only read lean, as plain objects.
 @Schema({ collection: 'usage_daily', versionKey: false, suppressReservedKeysWarning: true })
 export class UsageDaily {
   /** `${appId}|${model}|${day}`: one document per key, so an upsert never races into a duplicate. */
   @Prop({ type: String, required: true }) _id: string;
-  @Prop({ required: true }) appId: string;
-  @Prop({ required: true }) model: string;
-  @Prop({ required: true }) day: string;
   /** `${appId}|${YYYY-MM}`: a range of days is read a month at a time, by equality (FerretDB serves no ranges). */
   @Prop({ required: true }) appMonth: string;
   @Prop({ type: Number, default: 0 }) calls: number;
@@ -23,3 +24,13 @@ export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
 UsageDailySchema.index({ appMonth: 1 });
 
 export type UsageCounters = Pick<UsageDaily, 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'>;
+
+/** The roll-up of one application, model and UTC day. */
+export interface UsageKey {
+  appId: string;
+  model: string;
+  day: string;
+}
+
+/** One day's roll-up as listings return it. */
+export type UsageDay = UsageKey & UsageCounters;
