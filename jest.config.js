@@ -1,6 +1,6 @@
 // Unit specs sit beside the code (*.spec.ts); end-to-end suites live in test/ (*.e2e-spec.ts) and need the
 // services `npm test` starts (scripts/test.js).
-const aliases = ['common', 'queue', 'db', 'catalog', 'providers', 'tenancy', 'metrics', 'metering', 'imaging', 'webhooks'];
+const aliases = ['common', 'contracts', 'queue', 'db', 'catalog', 'providers', 'tenancy', 'metrics', 'metering', 'imaging', 'webhooks'];
 
 module.exports = {
   rootDir: '.',

@@ -35,6 +35,7 @@ async function main() {
   );
   const port = env.API_PORT || 3000;
   services.log(`api on http://127.0.0.1:${port}, one worker; logs are JSON on stdout`);
+  services.log(`console: http://127.0.0.1:${port}/console (the first account registered becomes the operator)`);
   services.log('create an application and its API key with:  npm run gw -- apps:create --name demo');
   services.log(`then: curl http://127.0.0.1:${port}/v1/embeddings -H "Authorization: Bearer <API Key>" -H "Content-Type: application/json" -d '{"model":"text-embedding-v4","input":"hello"}'`);
 

@@ -10,6 +10,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
 import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
 import { ConsoleAuthController } from './console/auth/console-auth.controller';
+import { ConsoleModelsController } from './console/models/console-models.controller';
 import { ConsoleOperatorsController } from './console/operators/console-operators.controller';
 import { ConsoleSessionGuard } from './console/auth/console-session.guard';
 import { ConsoleUsageController } from './console/usage/console-usage.controller';
@@ -50,7 +51,7 @@ export class ApiModule implements OnModuleInit {
       ],
       controllers: [
         EmbeddingsController, ChatController, ImageEditController, FilesController, ModelsController, TasksController,
-        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController, ConsoleOperatorsController,
+        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController, ConsoleOperatorsController, ConsoleModelsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

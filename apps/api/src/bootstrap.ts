@@ -4,6 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiModule } from './api.module';
+import { findConsoleBuild, serveConsole } from './console/static/console-static';
 import { installRequestHooks } from './http/request-hooks';
 import { createValidationPipe } from './http/validation';
 import { IMAGE_EDIT_PATH } from './v1/images/image-edit.controller';
@@ -31,6 +32,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     rawBody: true,
   });
   await app.register(fastifyCookie);
+  await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

@@ -1,8 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
-export const APPLICATION_TYPES = ['web', 'mobile', 'backend'] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number];
-export const CAPABILITIES = ['image-edit', 'embeddings', 'chat'] as const;
+import { APPLICATION_TYPES, ApplicationType, CAPABILITIES } from '@gateway/contracts';
+
+export { APPLICATION_TYPES, CAPABILITIES };
+export type { ApplicationType };
 
 @Schema({ _id: false, versionKey: false })
 export class PermissionScope {

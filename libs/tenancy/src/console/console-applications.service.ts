@@ -42,9 +42,16 @@ export class ConsoleApplicationsService {
     private readonly users: UsersRepository,
   ) {}
 
+  /** The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). */
   async list(ownerId: string) {
     const apps = await this.applications.list(ownerId);
-    return Promise.all(apps.map((app) => this.present(app)));
+    const today = utcDay();
+    return Promise.all(
+      apps.map(async (app) => {
+        const [presented, usage] = await Promise.all([this.present(app), this.usage.listForApp(app._id, today, today)]);
+        return { ...presented, calls_today: usage.reduce((sum, day) => sum + day.calls, 0) };
+      }),
+    );
   }
 
   async get(appId: string, ownerId: string) {

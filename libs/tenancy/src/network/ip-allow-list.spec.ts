@@ -1,4 +1,5 @@
-import { IpAllowList, isValidAllowListEntry } from './ip-allow-list';
+import { isValidIpEntry } from '@gateway/contracts';
+import { IpAllowList } from './ip-allow-list';
 
 describe('IpAllowList', () => {
   it('allows everyone when empty', () => {
@@ -24,7 +25,7 @@ describe('IpAllowList', () => {
   });
 
   it('tells valid entries from invalid ones', () => {
-    expect(['10.0.0.0/8', '::1', '2001:db8::/32', '1.2.3.4'].every(isValidAllowListEntry)).toBe(true);
-    expect(['10.0.0.0/33', 'example.com', '1.2.3', ''].some(isValidAllowListEntry)).toBe(false);
+    expect(['10.0.0.0/8', '::1', '2001:db8::/32', '1.2.3.4'].every(isValidIpEntry)).toBe(true);
+    expect(['10.0.0.0/33', 'example.com', '1.2.3', ''].some(isValidIpEntry)).toBe(false);
   });
 });

@@ -1,77 +1,74 @@
-import { APPLICATION_TYPES, ApplicationType, CAPABILITIES } from '@gateway/db';
-import { isValidAllowListEntry } from '@gateway/tenancy';
+import { ApplicationField, ApplicationType, applicationFieldProblem, describeFieldProblem } from '@gateway/contracts';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateBy, ValidateIf, ValidateNested,
-} from 'class-validator';
+import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
 
-export class ScopeDto {
-  @IsOptional() @IsArray() @ArrayMaxSize(3) @IsIn(CAPABILITIES, { each: true })
-  capabilities?: string[];
-
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(200, { each: true })
-  models?: string[];
+/**
+ * Checks a field by the rules the console's forms check too (`@gateway/contracts`), with the same message. The
+ * property path in the message is the field's; the validation pipe prefixes the parent for nested fields.
+ */
+function FollowsRule(field: ApplicationField): PropertyDecorator {
+  return ValidateBy({
+    name: 'applicationRule',
+    validator: {
+      validate: (value: unknown) => applicationFieldProblem(field, value) === null,
+      defaultMessage: (args) => describeFieldProblem(args!.property, applicationFieldProblem(field, args!.value)!),
+    },
+  });
 }
 
-function IsAllowListEntry(): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isAllowListEntry',
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && isValidAllowListEntry(value),
-        defaultMessage: () => 'ip_whitelist entries must be IPv4/IPv6 addresses or CIDR ranges',
-      },
-    },
-    { each: true },
-  );
+export class ScopeDto {
+  @IsOptional() @FollowsRule('scope.capabilities')
+  capabilities?: string[];
+
+  @IsOptional() @FollowsRule('scope.models')
+  models?: string[];
 }
 
 /** Every console field of an application except its name; 0 means unlimited for the limits. */
 class ApplicationFieldsDto {
-  @IsOptional() @IsString() @MaxLength(1000)
+  @IsOptional() @FollowsRule('description')
   description?: string;
 
-  @IsOptional() @IsIn(APPLICATION_TYPES)
+  @IsOptional() @FollowsRule('type')
   type?: ApplicationType;
 
-  @IsOptional() @IsString() @MaxLength(1000)
+  @IsOptional() @FollowsRule('usage_scenario')
   usage_scenario?: string;
 
   /** Expected calls per day. */
-  @IsOptional() @IsInt() @Min(0) @Max(1e12)
+  @IsOptional() @FollowsRule('expected_volume')
   expected_volume?: number;
 
   @IsOptional() @ValidateNested() @Type(() => ScopeDto)
   scope?: ScopeDto;
 
-  @IsOptional() @IsInt() @Min(0) @Max(1e12)
+  @IsOptional() @FollowsRule('daily_call_limit')
   daily_call_limit?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @IsOptional() @FollowsRule('concurrency_limit')
   concurrency_limit?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(1e9)
+  @IsOptional() @FollowsRule('requests_per_minute')
   requests_per_minute?: number;
 
-  @IsOptional() @IsInt() @Min(0) @Max(1e15)
+  @IsOptional() @FollowsRule('token_quota')
   token_quota?: number;
 
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsAllowListEntry()
+  @IsOptional() @FollowsRule('ip_whitelist')
   ip_whitelist?: string[];
 
   /** An empty string removes the callback. */
-  @IsOptional() @ValidateIf((dto: { callback_url?: string }) => dto.callback_url !== '')
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }) @MaxLength(2048)
+  @IsOptional() @FollowsRule('callback_url')
   callback_url?: string;
 }
 
 export class CreateApplicationDto extends ApplicationFieldsDto {
-  @IsString() @IsNotEmpty() @MaxLength(100)
+  @IsDefined({ message: 'name is required' }) @FollowsRule('name')
   name: string;
 }
 
 export class UpdateApplicationDto extends ApplicationFieldsDto {
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
+  @IsOptional() @FollowsRule('name')
   name?: string;
 }
 

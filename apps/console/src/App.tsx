@@ -1,0 +1,51 @@
+import { Center, Loader } from '@mantine/core';
+import { lazy, ReactNode, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { Layout } from './components/Layout';
+import { ApplicationsPage } from './pages/ApplicationsPage';
+import { SignInPage, SignUpPage } from './pages/AuthPages';
+import { useSession } from './session';
+
+// Pages past the first: loaded when opened, so the first page's JavaScript stays small (charts are the biggest).
+const ApplicationPage = lazy(() => import('./pages/ApplicationPage'));
+const NewApplicationPage = lazy(() => import('./pages/NewApplicationPage'));
+const ModelsPage = lazy(() => import('./pages/ModelsPage'));
+const UsersPage = lazy(() => import('./pages/admin/UsersPage'));
+const SystemPage = lazy(() => import('./pages/admin/SystemPage'));
+
+export function App() {
+  const { t } = useTranslation();
+  return (
+    <Suspense fallback={<Center h="50vh"><Loader aria-label={t('common.loading')} /></Center>}>
+      <Routes>
+        <Route path="/sign-in" element={<SignInPage />} />
+        <Route path="/sign-up" element={<SignUpPage />} />
+        <Route element={<SignedIn><Layout /></SignedIn>}>
+          <Route index element={<Navigate to="/applications" replace />} />
+          <Route path="/applications" element={<ApplicationsPage />} />
+          <Route path="/applications/new" element={<NewApplicationPage />} />
+          <Route path="/applications/:id/*" element={<ApplicationPage />} />
+          <Route path="/models" element={<ModelsPage />} />
+          <Route path="/admin/users" element={<Operator><UsersPage /></Operator>} />
+          <Route path="/admin/system" element={<Operator><SystemPage /></Operator>} />
+          <Route path="*" element={<Navigate to="/applications" replace />} />
+        </Route>
+      </Routes>
+    </Suspense>
+  );
+}
+
+function SignedIn({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  const location = useLocation();
+  const { t } = useTranslation();
+  if (user === undefined) return <Center h="50vh"><Loader aria-label={t('common.loading')} /></Center>;
+  if (user === null) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  return <>{children}</>;
+}
+
+function Operator({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  return user?.role === 'admin' ? <>{children}</> : <Navigate to="/applications" replace />;
+}

@@ -1,0 +1,95 @@
+import type { ApplicationType } from '@gateway/contracts';
+
+export type Role = 'admin' | 'user';
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  role: Role;
+}
+
+export interface SignedIn {
+  user: SessionUser;
+  csrf_token: string;
+}
+
+export interface ApiKeyView {
+  prefix: string;
+  status: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface ApplicationInput {
+  name: string;
+  description: string;
+  type: ApplicationType;
+  usage_scenario: string;
+  expected_volume: number;
+  scope: { capabilities: string[]; models: string[] };
+  daily_call_limit: number;
+  concurrency_limit: number;
+  requests_per_minute: number;
+  token_quota: number;
+  ip_whitelist: string[];
+  callback_url: string;
+}
+
+export interface Application extends Omit<ApplicationInput, 'callback_url'> {
+  id: string;
+  callback_url: string | null;
+  callback_disabled_at: string | null;
+  status: 'active' | 'revoked';
+  calls_today?: number;
+  created_at: string;
+  updated_at: string;
+  api_keys: ApiKeyView[];
+}
+
+/** Shown once, right after creation, rotation or reset. */
+export interface Credentials {
+  app_id: string;
+  api_key?: string;
+  secret_key?: string;
+  previous_key_valid_for_seconds?: number;
+}
+
+export interface UsagePoint {
+  day: string;
+  model: string;
+  calls: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  images: number;
+  cost: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  next: string | null;
+}
+
+export interface BillingRecordView {
+  task_id: string;
+  image_index: number;
+  model: string;
+  unit_price: number;
+  currency: string;
+  day: string;
+  created_at: string;
+}
+
+export interface WebhookDeliveryView {
+  id: string;
+  task_id: string;
+  event: string;
+  url: string;
+  attempt: number;
+  redelivery: boolean;
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+  duration_ms?: number;
+  created_at: string;
+}

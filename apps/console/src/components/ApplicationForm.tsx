@@ -1,0 +1,114 @@
+import { APPLICATION_TYPES, ApplicationField, applicationFieldProblem, CAPABILITIES, FieldProblem } from '@gateway/contracts';
+import { Alert, Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../api/client';
+import type { ApplicationInput } from '../api/types';
+
+/** The form's values: the API's fields, with the whitelist as the text a person types (one entry a line). */
+type FormValues = Omit<ApplicationInput, 'ip_whitelist'> & { ip_whitelist: string };
+
+export const EMPTY_APPLICATION: ApplicationInput = {
+  name: '', description: '', type: 'backend', usage_scenario: '', expected_volume: 0,
+  scope: { capabilities: [], models: [] },
+  daily_call_limit: 0, concurrency_limit: 0, requests_per_minute: 0, token_quota: 0, ip_whitelist: [], callback_url: '',
+};
+
+/** The editable fields of an application as the API shows it. */
+export function inputOf(app: Omit<ApplicationInput, 'callback_url'> & { callback_url: string | null }): ApplicationInput {
+  const input = Object.fromEntries(Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof ApplicationInput]])) as unknown as ApplicationInput;
+  return { ...input, scope: { capabilities: app.scope.capabilities, models: app.scope.models }, callback_url: app.callback_url ?? '' };
+}
+
+const NUMBER_FIELDS = ['expected_volume', 'daily_call_limit', 'concurrency_limit', 'requests_per_minute', 'token_quota'] as const;
+
+function linesOf(text: string): string[] {
+  return text.split('\n').map((line) => line.trim()).filter(Boolean);
+}
+
+/**
+ * Create and edit: every field of an application, checked as the user types by the rules the API applies
+ * (`@gateway/contracts`), with the API's messages. What only the server can know (a model outside the catalog, a
+ * ceiling, a callback host that resolves to a private address) comes back as its error under the field it names.
+ */
+export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: ApplicationInput; submitLabel: string; onSubmit: (input: ApplicationInput) => Promise<void> }) {
+  const { t } = useTranslation();
+  const [problem, setProblem] = useState<string | null>(null);
+  const says = (field: ApplicationField, label: string) => (value: unknown) => {
+    const found = applicationFieldProblem(field, value);
+    return found ? describe(label, found) : null;
+  };
+  const describe = (label: string, found: FieldProblem) =>
+    t(`problems.${found.rule}`, { field: label, ...('max' in found ? { max: found.max } : {}), ...('entry' in found ? { entry: found.entry } : {}), ...('allowed' in found ? { allowed: found.allowed.join(', ') } : {}) });
+  const form = useForm<FormValues>({
+    mode: 'uncontrolled',
+    validateInputOnBlur: true,
+    initialValues: { ...initial, callback_url: initial.callback_url ?? '', ip_whitelist: initial.ip_whitelist.join('\n') },
+    validate: {
+      name: says('name', t('form.name')),
+      description: says('description', t('form.description')),
+      usage_scenario: says('usage_scenario', t('form.usageScenario')),
+      expected_volume: says('expected_volume', t('form.expectedVolume')),
+      daily_call_limit: says('daily_call_limit', t('form.dailyCallLimit')),
+      concurrency_limit: says('concurrency_limit', t('form.concurrencyLimit')),
+      requests_per_minute: says('requests_per_minute', t('form.requestsPerMinute')),
+      token_quota: says('token_quota', t('form.tokenQuota')),
+      ip_whitelist: (text: string) => says('ip_whitelist', t('form.ipWhitelist'))(linesOf(text)),
+      callback_url: says('callback_url', t('form.callbackUrl')),
+    },
+  });
+  const submit = form.onSubmit(async (values) => {
+    setProblem(null);
+    const input: ApplicationInput = {
+      ...values,
+      ...Object.fromEntries(NUMBER_FIELDS.map((field) => [field, Number(values[field]) || 0])),
+      ip_whitelist: linesOf(values.ip_whitelist),
+    };
+    try {
+      await onSubmit(input);
+    } catch (error) {
+      if (error instanceof ApiError && error.param && error.param.split(/[.[]/)[0] in values) form.setFieldError(error.param.split(/[.[]/)[0], error.message);
+      else setProblem(error instanceof Error ? error.message : String(error));
+    }
+  });
+  const number = (field: (typeof NUMBER_FIELDS)[number], label: string, hint?: string) => (
+    <NumberInput label={label} description={hint} min={0} allowDecimal={false} allowNegative={false} thousandSeparator="," key={form.key(field)} {...form.getInputProps(field)} />
+  );
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack maw={760}>
+        {problem && <Alert color="red" role="alert">{problem}</Alert>}
+        <TextInput label={t('form.name')} required key={form.key('name')} {...form.getInputProps('name')} />
+        <Textarea label={t('form.description')} autosize minRows={2} key={form.key('description')} {...form.getInputProps('description')} />
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Select
+            label={t('form.type')}
+            allowDeselect={false}
+            data={APPLICATION_TYPES.map((type) => ({ value: type, label: t(`form.types.${type}`) }))}
+            key={form.key('type')}
+            {...form.getInputProps('type')}
+          />
+          {number('expected_volume', t('form.expectedVolume'))}
+        </SimpleGrid>
+        <Textarea label={t('form.usageScenario')} autosize minRows={2} key={form.key('usage_scenario')} {...form.getInputProps('usage_scenario')} />
+        <Checkbox.Group label={t('form.capabilities')} description={t('form.capabilitiesHint')} key={form.key('scope.capabilities')} {...form.getInputProps('scope.capabilities')}>
+          <Group mt="xs">
+            {CAPABILITIES.map((capability) => <Checkbox key={capability} value={capability} label={capability} />)}
+          </Group>
+        </Checkbox.Group>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          {number('daily_call_limit', t('form.dailyCallLimit'), t('form.limitHint'))}
+          {number('concurrency_limit', t('form.concurrencyLimit'), t('form.limitHint'))}
+          {number('requests_per_minute', t('form.requestsPerMinute'), t('form.limitHint'))}
+          {number('token_quota', t('form.tokenQuota'), t('form.limitHint'))}
+        </SimpleGrid>
+        <Textarea label={t('form.ipWhitelist')} description={t('form.ipWhitelistHint')} autosize minRows={2} key={form.key('ip_whitelist')} {...form.getInputProps('ip_whitelist')} />
+        <TextInput label={t('form.callbackUrl')} description={t('form.callbackUrlHint')} type="url" key={form.key('callback_url')} {...form.getInputProps('callback_url')} />
+        <Group>
+          <Button type="submit" loading={form.submitting}>{submitLabel}</Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

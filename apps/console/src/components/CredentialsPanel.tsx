@@ -1,0 +1,65 @@
+import { Button, Group, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { post, remove } from '../api/client';
+import type { Application, Credentials } from '../api/types';
+import { SecretsModal } from './SecretsModal';
+
+/** Rotate the API key (with a grace period), reset the secret key, delete the application after typing its name. */
+export function CredentialsPanel({ app, onChanged }: { app: Application; onChanged: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [issued, setIssued] = useState<Credentials | null>(null);
+  const [grace, setGrace] = useState<number>(3600);
+  const [confirmation, setConfirmation] = useState('');
+  const [busy, setBusy] = useState<string | null>(null);
+  const act = async (name: string, action: () => Promise<void>) => {
+    setBusy(name);
+    try {
+      await action();
+    } catch (error) {
+      notifications.show({ color: 'red', message: t('errors.generic', { message: (error as Error).message }) });
+    } finally {
+      setBusy(null);
+    }
+  };
+  const rotate = () => act('rotate', async () => {
+    setIssued(await post<Credentials>(`/applications/${app.id}/rotate-key`, { grace_seconds: grace }));
+    onChanged();
+  });
+  const resetSecret = () => act('reset', async () => setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`)));
+  const destroy = () => act('delete', async () => {
+    await remove(`/applications/${app.id}`);
+    notifications.show({ color: 'teal', message: t('secrets.deleted') });
+    navigate('/applications');
+  });
+  const active = app.status === 'active';
+  return (
+    <Stack>
+      <Paper withBorder p="md">
+        <Title order={3} size="h5">{t('secrets.rotate')}</Title>
+        <Text size="sm" c="dimmed" mb="sm">{t('secrets.rotateHelp')}</Text>
+        <Group align="end">
+          <NumberInput label={t('secrets.grace')} value={grace} onChange={(value) => setGrace(Number(value) || 0)} min={0} max={7 * 86_400} allowDecimal={false} w={200} />
+          <Button onClick={rotate} loading={busy === 'rotate'} disabled={!active}>{t('secrets.rotate')}</Button>
+        </Group>
+      </Paper>
+      <Paper withBorder p="md">
+        <Title order={3} size="h5">{t('secrets.resetSecret')}</Title>
+        <Text size="sm" c="dimmed" mb="sm">{t('secrets.resetSecretHelp')}</Text>
+        <Button variant="light" onClick={resetSecret} loading={busy === 'reset'} disabled={!active}>{t('secrets.resetSecret')}</Button>
+      </Paper>
+      <Paper withBorder p="md">
+        <Title order={3} size="h5" c="red">{t('secrets.delete')}</Title>
+        <Text size="sm" c="dimmed" mb="sm">{t('secrets.deleteHelp')}</Text>
+        <Group align="end">
+          <TextInput label={t('secrets.deleteConfirm')} value={confirmation} onChange={(event) => setConfirmation(event.currentTarget.value)} w={260} />
+          <Button color="red" onClick={destroy} loading={busy === 'delete'} disabled={!active || confirmation !== app.name}>{t('secrets.delete')}</Button>
+        </Group>
+      </Paper>
+      <SecretsModal credentials={issued} onClose={() => setIssued(null)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,63 @@
+import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useTranslation } from 'react-i18next';
+import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
+import { chooseLanguage, Language } from '../i18n';
+import { useSession } from '../session';
+
+export function Layout() {
+  const { t, i18n } = useTranslation();
+  const { user, signOut } = useSession();
+  const navigate = useNavigate();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const links = [
+    { to: '/applications', label: t('nav.applications') },
+    { to: '/models', label: t('nav.models') },
+    ...(user?.role === 'admin' ? [{ to: '/admin/users', label: t('nav.users') }, { to: '/admin/system', label: t('nav.system') }] : []),
+  ];
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.menu')} />
+            <Title order={1} size="h4">{t('brand')}</Title>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <LanguageSwitch value={i18n.language as Language} />
+            <Text size="sm" visibleFrom="sm" c="dimmed">{user?.email}</Text>
+            <Button variant="subtle" size="compact-sm" onClick={() => signOut().then(() => navigate('/sign-in'))}>
+              {t('nav.signOut')}
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="sm" aria-label={t('nav.menu')}>
+        <Stack gap={4} component="nav">
+          {links.map((link) => (
+            <NavLink key={link.to} component={RouterLink} to={link.to} label={link.label} onClick={close} />
+          ))}
+        </Stack>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+export function LanguageSwitch({ value }: { value: Language }) {
+  const { t } = useTranslation();
+  return (
+    <SegmentedControl
+      size="xs"
+      aria-label={t('language.label')}
+      value={value}
+      onChange={(language) => chooseLanguage(language as Language)}
+      data={[
+        { value: 'en', label: 'EN' },
+        { value: 'zh-CN', label: '中文' },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,175 @@
+import { BarChart, LineChart } from '@mantine/charts';
+import '@mantine/charts/styles.css';
+import { Alert, Button, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { get } from '../api/client';
+import type { BillingRecordView, Page, UsagePoint } from '../api/types';
+import { useRequest } from '../api/use-request';
+import { daysBefore, utcDay } from './dates';
+
+interface DayTotals {
+  day: string;
+  calls: number;
+  errors: number;
+  tokens: number;
+  images: number;
+  cost: number;
+}
+
+/** Per-day totals over every model, one point for each day of the range (days without calls at zero). */
+function byDay(points: UsagePoint[], from: string, to: string): DayTotals[] {
+  const days = new Map<string, DayTotals>();
+  for (let day = from; day <= to; day = daysBefore(day, -1)) days.set(day, { day, calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 });
+  for (const point of points) {
+    const totals = days.get(point.day);
+    if (!totals) continue;
+    totals.calls += point.calls;
+    totals.errors += point.errors;
+    totals.tokens += point.prompt_tokens + point.completion_tokens;
+    totals.images += point.images;
+    totals.cost += point.cost;
+  }
+  return [...days.values()];
+}
+
+function byModel(points: UsagePoint[]): (Omit<DayTotals, 'day'> & { model: string })[] {
+  const models = new Map<string, Omit<DayTotals, 'day'> & { model: string }>();
+  for (const point of points) {
+    const totals = models.get(point.model) ?? { model: point.model, calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 };
+    totals.calls += point.calls;
+    totals.errors += point.errors;
+    totals.tokens += point.prompt_tokens + point.completion_tokens;
+    totals.images += point.images;
+    totals.cost += point.cost;
+    models.set(point.model, totals);
+  }
+  return [...models.values()].sort((a, b) => b.calls - a.calls);
+}
+
+function csvOf(records: BillingRecordView[]): string {
+  const header = 'task_id,model,image_index,unit_price,currency,created_at';
+  const quote = (value: string | number) => (/[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
+  return [header, ...records.map((r) => [r.task_id, r.model, r.image_index, r.unit_price, r.currency, r.created_at].map(quote).join(','))].join('\n');
+}
+
+export default function UsagePanel({ appId }: { appId: string }) {
+  const { t, i18n } = useTranslation();
+  const [to, setTo] = useState(utcDay());
+  const [from, setFrom] = useState(daysBefore(utcDay(), 29));
+  const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
+  const usage = useRequest(
+    () => (validRange ? get<{ data: UsagePoint[] }>(`/applications/${appId}/usage?from=${from}&to=${to}`) : Promise.resolve({ data: [] })),
+    [appId, from, to],
+  );
+  const days = useMemo(() => byDay(usage.data?.data ?? [], from, to), [usage.data, from, to]);
+  const models = useMemo(() => byModel(usage.data?.data ?? []), [usage.data]);
+  const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({ records: [], next: null, loading: false });
+  const loadBilling = async (cursor: string | null) => {
+    setBilling((state) => ({ ...state, loading: true }));
+    const page = await get<Page<BillingRecordView>>(`/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    setBilling((state) => ({ records: cursor ? [...state.records, ...page.data] : page.data, next: page.next, loading: false }));
+  };
+  const exportCsv = () => {
+    const url = URL.createObjectURL(new Blob([csvOf(billing.records)], { type: 'text/csv' }));
+    const link = Object.assign(document.createElement('a'), { href: url, download: `billing-${appId}-${from}-${to}.csv` });
+    link.click();
+    URL.revokeObjectURL(url);
+  };
+  const number = new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 6 });
+  return (
+    <Stack>
+      <Group align="end">
+        <TextInput label={t('usage.from')} type="date" value={from} max={to} onChange={(event) => setFrom(event.currentTarget.value)} />
+        <TextInput label={t('usage.to')} type="date" value={to} min={from} onChange={(event) => setTo(event.currentTarget.value)} />
+      </Group>
+      {usage.error && <Alert color="red" role="alert">{t('errors.generic', { message: usage.error.message })}</Alert>}
+      {!usage.data && !usage.error && <Loader aria-label={t('common.loading')} />}
+      {usage.data && (
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
+          <Stack gap={4}>
+            <Title order={3} size="h5">{t('usage.calls')} / {t('usage.errors')}</Title>
+            <LineChart h={220} data={days} dataKey="day" series={[{ name: 'calls', label: t('usage.calls'), color: 'indigo.6' }, { name: 'errors', label: t('usage.errors'), color: 'red.6' }]} withLegend />
+          </Stack>
+          <Stack gap={4}>
+            <Title order={3} size="h5">{t('usage.tokens')}</Title>
+            <BarChart h={220} data={days} dataKey="day" series={[{ name: 'tokens', label: t('usage.tokens'), color: 'cyan.6' }]} />
+          </Stack>
+          <Stack gap={4}>
+            <Title order={3} size="h5">{t('usage.images')}</Title>
+            <BarChart h={220} data={days} dataKey="day" series={[{ name: 'images', label: t('usage.images'), color: 'grape.6' }]} />
+          </Stack>
+          <Stack gap={4}>
+            <Title order={3} size="h5">{t('usage.cost')}</Title>
+            <LineChart h={220} data={days} dataKey="day" series={[{ name: 'cost', label: t('usage.cost'), color: 'teal.6' }]} />
+          </Stack>
+        </SimpleGrid>
+      )}
+      <Title order={3} size="h4">{t('usage.byModel')}</Title>
+      {models.length === 0 ? (
+        <Text c="dimmed">{t('usage.noData')}</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table data-testid="usage-by-model">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('models.model')}</Table.Th>
+                <Table.Th>{t('usage.calls')}</Table.Th>
+                <Table.Th>{t('usage.errors')}</Table.Th>
+                <Table.Th>{t('usage.tokens')}</Table.Th>
+                <Table.Th>{t('usage.images')}</Table.Th>
+                <Table.Th>{t('usage.cost')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {models.map((row) => (
+                <Table.Tr key={row.model}>
+                  <Table.Td>{row.model}</Table.Td>
+                  <Table.Td>{number.format(row.calls)}</Table.Td>
+                  <Table.Td>{number.format(row.errors)}</Table.Td>
+                  <Table.Td>{number.format(row.tokens)}</Table.Td>
+                  <Table.Td>{number.format(row.images)}</Table.Td>
+                  <Table.Td>{number.format(row.cost)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Group justify="space-between">
+        <Title order={3} size="h4">{t('usage.billing')}</Title>
+        <Group>
+          <Button variant="light" onClick={() => loadBilling(null)} loading={billing.loading}>{t('usage.billing')}</Button>
+          <Button variant="default" onClick={exportCsv} disabled={billing.records.length === 0}>{t('usage.exportCsv')}</Button>
+        </Group>
+      </Group>
+      {billing.records.length > 0 && (
+        <Table.ScrollContainer minWidth={560}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('usage.task')}</Table.Th>
+                <Table.Th>{t('models.model')}</Table.Th>
+                <Table.Th>{t('usage.imageIndex')}</Table.Th>
+                <Table.Th>{t('usage.unitPrice')}</Table.Th>
+                <Table.Th>{t('usage.time')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {billing.records.map((record) => (
+                <Table.Tr key={`${record.task_id}-${record.image_index}`}>
+                  <Table.Td>{record.task_id}</Table.Td>
+                  <Table.Td>{record.model}</Table.Td>
+                  <Table.Td>{record.image_index}</Table.Td>
+                  <Table.Td>{number.format(record.unit_price)} {record.currency}</Table.Td>
+                  <Table.Td>{new Date(record.created_at).toLocaleString(i18n.language)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {billing.next && <Button variant="subtle" onClick={() => loadBilling(billing.next)} loading={billing.loading}>{t('usage.more')}</Button>}
+    </Stack>
+  );
+}

@@ -1,0 +1,97 @@
+import { Alert, Badge, Code, Group, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useParams } from 'react-router';
+import { get, patch } from '../api/client';
+import type { Application, ApplicationInput } from '../api/types';
+import { useRequest } from '../api/use-request';
+import { ApplicationForm, inputOf } from '../components/ApplicationForm';
+import { CredentialsPanel } from '../components/CredentialsPanel';
+import { QuickStart } from '../components/QuickStart';
+import { WebhooksPanel } from '../components/WebhooksPanel';
+import { notifications } from '@mantine/notifications';
+
+// The charts library is the console's largest dependency: loaded only when the usage tab opens.
+const UsagePanel = lazy(() => import('../components/UsagePanel'));
+const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'settings'] as const;
+
+export default function ApplicationPage() {
+  const { t, i18n } = useTranslation();
+  const params = useParams();
+  const navigate = useNavigate();
+  const id = params.id!;
+  const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
+  const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
+  if (error) return <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>;
+  if (!app) return <Loader aria-label={t('common.loading')} />;
+  const save = async (input: ApplicationInput) => {
+    await patch(`/applications/${id}`, input);
+    notifications.show({ message: t('form.saved'), color: 'teal' });
+    reload();
+  };
+  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
+  return (
+    <Stack>
+      <Group gap="sm">
+        <Title order={2}>{app.name}</Title>
+        <Badge color={app.status === 'active' ? 'teal' : 'gray'} variant="light">
+          {app.status === 'active' ? t('apps.statusActive') : t('apps.statusRevoked')}
+        </Badge>
+      </Group>
+      <Text size="sm">
+        {t('detail.appId')}: <Code>{app.id}</Code>
+      </Text>
+      <Tabs value={tab} onChange={(value) => navigate(`/applications/${id}/${value}`)} keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="credentials">{t('detail.credentials')}</Tabs.Tab>
+          <Tabs.Tab value="quick-start">{t('detail.quickStart')}</Tabs.Tab>
+          <Tabs.Tab value="usage">{t('detail.usage')}</Tabs.Tab>
+          <Tabs.Tab value="webhooks">{t('detail.webhooks')}</Tabs.Tab>
+          <Tabs.Tab value="settings">{t('detail.settings')}</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="credentials" pt="md">
+          <Stack>
+            <Title order={3} size="h4">{t('detail.apiKeys')}</Title>
+            <Table.ScrollContainer minWidth={420}>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('detail.keyPrefix')}</Table.Th>
+                    <Table.Th>{t('apps.status')}</Table.Th>
+                    <Table.Th>{t('detail.created')}</Table.Th>
+                    <Table.Th>{t('detail.expires')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {app.api_keys.map((key) => (
+                    <Table.Tr key={key.prefix + key.created_at}>
+                      <Table.Td><Code>{key.prefix}…</Code></Table.Td>
+                      <Table.Td>{key.status}</Table.Td>
+                      <Table.Td>{date.format(new Date(key.created_at))}</Table.Td>
+                      <Table.Td>{key.expires_at ? date.format(new Date(key.expires_at)) : t('detail.never')}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <CredentialsPanel app={app} onChanged={reload} />
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="quick-start" pt="md">
+          <QuickStart />
+        </Tabs.Panel>
+        <Tabs.Panel value="usage" pt="md">
+          <Suspense fallback={<Loader aria-label={t('common.loading')} />}>
+            <UsagePanel appId={id} />
+          </Suspense>
+        </Tabs.Panel>
+        <Tabs.Panel value="webhooks" pt="md">
+          <WebhooksPanel appId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="settings" pt="md">
+          <ApplicationForm initial={inputOf(app)} submitLabel={t('form.save')} onSubmit={save} />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

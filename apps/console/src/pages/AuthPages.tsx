@@ -1,0 +1,113 @@
+import { Alert, Anchor, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { isEmail, hasLength, useForm } from '@mantine/form';
+import { useState } from 'react';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { ApiError } from '../api/client';
+import { LanguageSwitch } from '../components/Layout';
+import { Language } from '../i18n';
+import { useSession } from '../session';
+
+interface Credentials {
+  email: string;
+  password: string;
+  invitation: string;
+}
+
+function useCredentialsForm(invitation = '') {
+  const { t } = useTranslation();
+  return useForm<Credentials>({
+    mode: 'uncontrolled',
+    initialValues: { email: '', password: '', invitation },
+    validate: {
+      email: isEmail(t('auth.emailInvalid')),
+      password: hasLength({ min: 10, max: 200 }, t('auth.passwordShort')),
+    },
+  });
+}
+
+/** The server's words for what went wrong (wrong password, taken email, closed sign-up…), or a wait. */
+function problemOf(error: unknown, t: TFunction): string {
+  if (error instanceof ApiError && error.status === 429) return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 900) / 60) });
+  return error instanceof Error ? error.message : String(error);
+}
+
+function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
+        <Group justify="space-between" mb="md">
+          <Text fw={700}>{t('brand')}</Text>
+          <LanguageSwitch value={i18n.language as Language} />
+        </Group>
+        <Title order={1} size="h3" mb="lg">{title}</Title>
+        {children}
+      </Paper>
+    </Center>
+  );
+}
+
+export function SignInPage() {
+  const { t } = useTranslation();
+  const { signIn } = useSession();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const form = useCredentialsForm();
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = form.onSubmit(async ({ email, password }) => {
+    setProblem(null);
+    try {
+      await signIn(email, password);
+      navigate((location.state as { from?: string } | null)?.from ?? '/applications', { replace: true });
+    } catch (error) {
+      setProblem(problemOf(error, t));
+    }
+  });
+  return (
+    <AuthFrame title={t('auth.signInTitle')}>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          {problem && <Alert color="red" role="alert">{problem}</Alert>}
+          <TextInput label={t('auth.email')} type="email" autoComplete="username" required key={form.key('email')} {...form.getInputProps('email')} />
+          <PasswordInput label={t('auth.password')} autoComplete="current-password" required key={form.key('password')} {...form.getInputProps('password')} />
+          <Button type="submit" loading={form.submitting}>{t('auth.signIn')}</Button>
+          <Anchor component={Link} to="/sign-up" size="sm">{t('auth.toSignUp')}</Anchor>
+        </Stack>
+      </form>
+    </AuthFrame>
+  );
+}
+
+export function SignUpPage() {
+  const { t } = useTranslation();
+  const { signUp } = useSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const form = useCredentialsForm(params.get('invitation') ?? '');
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = form.onSubmit(async ({ email, password, invitation }) => {
+    setProblem(null);
+    try {
+      await signUp(email, password, invitation.trim() || undefined);
+      navigate('/applications', { replace: true });
+    } catch (error) {
+      setProblem(problemOf(error, t));
+    }
+  });
+  return (
+    <AuthFrame title={t('auth.signUpTitle')}>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          {problem && <Alert color="red" role="alert">{problem}</Alert>}
+          <TextInput label={t('auth.email')} type="email" autoComplete="username" required key={form.key('email')} {...form.getInputProps('email')} />
+          <PasswordInput label={t('auth.password')} description={t('auth.passwordHint')} autoComplete="new-password" required key={form.key('password')} {...form.getInputProps('password')} />
+          <TextInput label={t('auth.invitation')} key={form.key('invitation')} {...form.getInputProps('invitation')} />
+          <Button type="submit" loading={form.submitting}>{t('auth.signUp')}</Button>
+          <Anchor component={Link} to="/sign-in" size="sm">{t('auth.toSignIn')}</Anchor>
+        </Stack>
+      </form>
+    </AuthFrame>
+  );
+}

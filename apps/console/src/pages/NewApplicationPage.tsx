@@ -1,0 +1,24 @@
+import { Stack, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { post } from '../api/client';
+import type { Application, ApplicationInput, Credentials } from '../api/types';
+import { ApplicationForm, EMPTY_APPLICATION } from '../components/ApplicationForm';
+import { SecretsModal } from '../components/SecretsModal';
+
+export default function NewApplicationPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [created, setCreated] = useState<(Application & { credentials: Credentials }) | null>(null);
+  const create = async (input: ApplicationInput) => {
+    setCreated(await post<Application & { credentials: Credentials }>('/applications', { ...input, callback_url: input.callback_url || undefined }));
+  };
+  return (
+    <Stack>
+      <Title order={2}>{t('form.createTitle')}</Title>
+      <ApplicationForm initial={EMPTY_APPLICATION} submitLabel={t('form.create')} onSubmit={create} />
+      <SecretsModal credentials={created?.credentials ?? null} onClose={() => navigate(`/applications/${created!.id}`)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,124 @@
+import { isValidIpEntry } from './ip-entry';
+
+/**
+ * The fields of an application as the console API takes them, with the rules both the API and the console's forms
+ * check: one table, so a form refuses exactly what the API would, with the same words.
+ */
+export const APPLICATION_TYPES = ['web', 'mobile', 'backend'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+export const CAPABILITIES = ['image-edit', 'embeddings', 'chat'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** Longest text, in characters. */
+export const TEXT_FIELDS = { name: 100, description: 1000, usage_scenario: 1000, callback_url: 2048 } as const;
+/** Largest whole number; 0 means unlimited for the limits. */
+export const NUMBER_FIELDS = {
+  expected_volume: 1e12,
+  daily_call_limit: 1e12,
+  concurrency_limit: 100_000,
+  requests_per_minute: 1e9,
+  token_quota: 1e15,
+} as const;
+export const MAX_IP_WHITELIST_ENTRIES = 100;
+export const MAX_SCOPE_MODELS = 100;
+
+export type TextField = keyof typeof TEXT_FIELDS;
+export type NumberField = keyof typeof NUMBER_FIELDS;
+export type ApplicationField = TextField | NumberField | 'type' | 'ip_whitelist' | 'scope.capabilities' | 'scope.models';
+
+/** What is wrong with a field's value: a rule and what it needs, for a message in any language. */
+export type FieldProblem =
+  | { rule: 'required' }
+  | { rule: 'notText' }
+  | { rule: 'tooLong'; max: number }
+  | { rule: 'notWholeNumber' }
+  | { rule: 'negative' }
+  | { rule: 'tooLarge'; max: number }
+  | { rule: 'notOneOf'; allowed: readonly string[] }
+  | { rule: 'notList' }
+  | { rule: 'tooMany'; max: number }
+  | { rule: 'notIpEntry'; entry: string }
+  | { rule: 'notHttpUrl' };
+
+/** The problem with `value` as the application's `field`, or null; `undefined` is "not set" and always fine. */
+export function applicationFieldProblem(field: ApplicationField, value: unknown): FieldProblem | null {
+  if (value === undefined) return null;
+  if (field in TEXT_FIELDS) return textProblem(field as TextField, value);
+  if (field in NUMBER_FIELDS) return numberProblem(NUMBER_FIELDS[field as NumberField], value);
+  switch (field) {
+    case 'type':
+      return APPLICATION_TYPES.includes(value as ApplicationType) ? null : { rule: 'notOneOf', allowed: APPLICATION_TYPES };
+    case 'ip_whitelist':
+      return listProblem(value, MAX_IP_WHITELIST_ENTRIES, (entry) => (isValidIpEntry(entry) ? null : { rule: 'notIpEntry', entry }));
+    case 'scope.capabilities':
+      return listProblem(value, CAPABILITIES.length, (entry) => (CAPABILITIES.includes(entry as Capability) ? null : { rule: 'notOneOf', allowed: CAPABILITIES }));
+    case 'scope.models':
+      return listProblem(value, MAX_SCOPE_MODELS, (entry) => (entry.length > 200 ? { rule: 'tooLong', max: 200 } : null));
+    default:
+      return null;
+  }
+}
+
+/** The message the API answers with for a problem, in English. */
+export function describeFieldProblem(field: string, problem: FieldProblem): string {
+  switch (problem.rule) {
+    case 'required':
+      return `${field} is required`;
+    case 'notText':
+      return `${field} must be text`;
+    case 'tooLong':
+      return `${field} must be at most ${problem.max} characters`;
+    case 'notWholeNumber':
+      return `${field} must be a whole number`;
+    case 'negative':
+      return `${field} must be 0 or more`;
+    case 'tooLarge':
+      return `${field} must be at most ${problem.max}`;
+    case 'notOneOf':
+      return `${field} must be one of: ${problem.allowed.join(', ')}`;
+    case 'notList':
+      return `${field} must be a list`;
+    case 'tooMany':
+      return `${field} takes at most ${problem.max} entries`;
+    case 'notIpEntry':
+      return `${field}: "${problem.entry}" is not an IPv4/IPv6 address or CIDR range`;
+    case 'notHttpUrl':
+      return `${field} must be an http or https URL`;
+  }
+}
+
+function textProblem(field: TextField, value: unknown): FieldProblem | null {
+  if (typeof value !== 'string') return { rule: 'notText' };
+  if (field === 'name' && value.trim() === '') return { rule: 'required' };
+  if (value.length > TEXT_FIELDS[field]) return { rule: 'tooLong', max: TEXT_FIELDS[field] };
+  // An empty callback URL removes the callback.
+  if (field === 'callback_url' && value !== '' && !isHttpUrl(value)) return { rule: 'notHttpUrl' };
+  return null;
+}
+
+function numberProblem(max: number, value: unknown): FieldProblem | null {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return { rule: 'notWholeNumber' };
+  if (value < 0) return { rule: 'negative' };
+  if (value > max) return { rule: 'tooLarge', max };
+  return null;
+}
+
+function listProblem(value: unknown, max: number, entryProblem: (entry: string) => FieldProblem | null): FieldProblem | null {
+  if (!Array.isArray(value)) return { rule: 'notList' };
+  if (value.length > max) return { rule: 'tooMany', max };
+  for (const entry of value) {
+    if (typeof entry !== 'string') return { rule: 'notText' };
+    const problem = entryProblem(entry);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './application-fields';
+export * from './ip-entry';
