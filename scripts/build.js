@@ -20,7 +20,7 @@ fs.writeFileSync(path.join(root, 'dist', '.built'), new Date().toISOString());
  * the api serves to browsers that accept them (no compression work per request).
  */
 function buildConsole() {
-  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'apps/console/vite.config.ts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'apps/console/vite.config.mts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
   const dir = path.join(root, 'dist', 'console');
   for (const file of fs.readdirSync(dir, { recursive: true })) {

@@ -1,7 +1,7 @@
 import { Button, Group, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { notify } from './notify';
 import { useNavigate } from 'react-router';
 import { post, remove } from '../api/client';
 import type { Application, Credentials } from '../api/types';
@@ -20,7 +20,7 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
     try {
       await action();
     } catch (error) {
-      notifications.show({ color: 'red', message: t('errors.generic', { message: (error as Error).message }) });
+      notify(t('errors.generic', { message: (error as Error).message }), 'red');
     } finally {
       setBusy(null);
     }
@@ -32,7 +32,7 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
   const resetSecret = () => act('reset', async () => setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`)));
   const destroy = () => act('delete', async () => {
     await remove(`/applications/${app.id}`);
-    notifications.show({ color: 'teal', message: t('secrets.deleted') });
+    notify(t('secrets.deleted'), 'teal');
     navigate('/applications');
   });
   const active = app.status === 'active';

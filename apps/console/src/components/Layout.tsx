@@ -35,7 +35,7 @@ export function Layout() {
       <AppShell.Navbar p="sm" aria-label={t('nav.menu')}>
         <Stack gap={4} component="nav">
           {links.map((link) => (
-            <NavLink key={link.to} component={RouterLink} to={link.to} label={link.label} onClick={close} />
+            <NavLink key={link.to} component={RouterLink} to={link.to} label={link.label} onClick={close} variant="filled" color="indigo.8" />
           ))}
         </Stack>
       </AppShell.Navbar>

@@ -1,12 +1,13 @@
 import { Alert, Badge, Button, Loader, Stack, Table, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { notify } from './notify';
 import { get, post } from '../api/client';
 import type { Page, WebhookDeliveryView } from '../api/types';
 import { useRequest } from '../api/use-request';
 
-const OUTCOME_COLORS: Record<string, string> = { delivered: 'teal', retry: 'yellow', failed: 'red', gone: 'gray' };
+// Dark shades: white badge text on them passes WCAG AA contrast.
+const OUTCOME_COLORS: Record<string, string> = { delivered: 'teal.9', retry: 'orange.9', failed: 'red.9', gone: 'gray.7' };
 
 /** The application's webhook delivery attempts, newest first, each task's webhook redeliverable. */
 export function WebhooksPanel({ appId }: { appId: string }) {
@@ -22,9 +23,9 @@ export function WebhooksPanel({ appId }: { appId: string }) {
   const redeliver = async (delivery: WebhookDeliveryView) => {
     try {
       await post(`/applications/${appId}/webhooks/${delivery.id}/redeliver`);
-      notifications.show({ color: 'teal', message: t('webhooks.queued') });
+      notify(t('webhooks.queued'), 'teal');
     } catch (error) {
-      notifications.show({ color: 'red', message: t('errors.generic', { message: (error as Error).message }) });
+      notify(t('errors.generic', { message: (error as Error).message }), 'red');
     }
   };
   if (first.error) return <Alert color="red" role="alert">{t('errors.generic', { message: first.error.message })}</Alert>;
@@ -51,7 +52,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
                 <Table.Td>{new Date(delivery.created_at).toLocaleString(i18n.language)}</Table.Td>
                 <Table.Td>{delivery.task_id}</Table.Td>
                 <Table.Td>{delivery.attempt}</Table.Td>
-                <Table.Td><Badge variant="light" color={OUTCOME_COLORS[delivery.outcome] ?? 'gray'}>{delivery.outcome}</Badge></Table.Td>
+                <Table.Td><Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome] ?? 'gray.7'}>{delivery.outcome}</Badge></Table.Td>
                 <Table.Td>{delivery.http_status ?? '—'}</Table.Td>
                 <Table.Td>{delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—'}</Table.Td>
                 <Table.Td><Button size="compact-xs" variant="light" onClick={() => redeliver(delivery)}>{t('webhooks.redeliver')}</Button></Table.Td>

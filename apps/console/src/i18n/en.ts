@@ -173,7 +173,7 @@ export const en = {
     retried: 'Job queued again',
   },
   errors: { generic: 'Something went wrong: {{message}}', notFound: 'This page does not exist.' },
-  common: { loading: 'Loading…', save: 'Save', yes: 'Yes', no: 'No' },
+  common: { loading: 'Loading…', save: 'Save', yes: 'Yes', no: 'No', close: 'Close' },
 };
 
 export type Messages = typeof en;

@@ -177,5 +177,5 @@ export const zhCN: Translation<Messages> = {
     retried: '任务已重新入队',
   },
   errors: { generic: '出错了：{{message}}', notFound: '页面不存在。' },
-  common: { loading: '加载中…', save: '保存', yes: '是', no: '否' },
+  common: { loading: '加载中…', save: '保存', yes: '是', no: '否', close: '关闭' },
 };

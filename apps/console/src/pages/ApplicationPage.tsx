@@ -1,6 +1,7 @@
 import { Alert, Badge, Code, Group, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
+import { notify } from '../components/notify';
 import { useNavigate, useParams } from 'react-router';
 import { get, patch } from '../api/client';
 import type { Application, ApplicationInput } from '../api/types';
@@ -9,7 +10,6 @@ import { ApplicationForm, inputOf } from '../components/ApplicationForm';
 import { CredentialsPanel } from '../components/CredentialsPanel';
 import { QuickStart } from '../components/QuickStart';
 import { WebhooksPanel } from '../components/WebhooksPanel';
-import { notifications } from '@mantine/notifications';
 
 // The charts library is the console's largest dependency: loaded only when the usage tab opens.
 const UsagePanel = lazy(() => import('../components/UsagePanel'));
@@ -26,7 +26,7 @@ export default function ApplicationPage() {
   if (!app) return <Loader aria-label={t('common.loading')} />;
   const save = async (input: ApplicationInput) => {
     await patch(`/applications/${id}`, input);
-    notifications.show({ message: t('form.saved'), color: 'teal' });
+    notify(t('form.saved'), 'teal');
     reload();
   };
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
@@ -34,7 +34,7 @@ export default function ApplicationPage() {
     <Stack>
       <Group gap="sm">
         <Title order={2}>{app.name}</Title>
-        <Badge color={app.status === 'active' ? 'teal' : 'gray'} variant="light">
+        <Badge color={app.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
           {app.status === 'active' ? t('apps.statusActive') : t('apps.statusRevoked')}
         </Badge>
       </Group>

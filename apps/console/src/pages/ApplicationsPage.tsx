@@ -44,7 +44,7 @@ export function ApplicationsPage() {
                       {limit > 0 && <Progress value={Math.min(100, (calls / limit) * 100)} size="sm" aria-label={t('apps.today')} />}
                     </Table.Td>
                     <Table.Td>
-                      <Badge color={app.status === 'active' ? 'teal' : 'gray'} variant="light">
+                      <Badge color={app.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
                         {app.status === 'active' ? t('apps.statusActive') : t('apps.statusRevoked')}
                       </Badge>
                     </Table.Td>

@@ -46,7 +46,7 @@ export default function ModelsPage() {
                   <Table.Td>
                     <Group gap={6}>
                       <Text size="sm" ff="monospace">{model.id}</Text>
-                      {model.deprecated && <Badge color="orange" variant="light">{model.deprecated}</Badge>}
+                      {model.deprecated && <Badge color="orange.9" variant="filled">{model.deprecated}</Badge>}
                     </Group>
                   </Table.Td>
                   <Table.Td>{model.capability}</Table.Td>

@@ -51,9 +51,9 @@ export async function serveConsole(fastify: FastifyInstance, dir: string | null,
     index: false,
     preCompressed: true,
     cacheControl: false,
-    setHeaders: (reply, filePath) => {
-      reply.header('cache-control', HASHED_ASSET.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');
-      reply.header('x-content-type-options', 'nosniff');
+    setHeaders: (response, filePath) => {
+      response.setHeader('cache-control', HASHED_ASSET.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.setHeader('x-content-type-options', 'nosniff');
     },
   });
   const sendPage = (reply: FastifyReply) =>

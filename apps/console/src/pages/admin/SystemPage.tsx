@@ -1,6 +1,6 @@
 import { Alert, Button, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useTranslation } from 'react-i18next';
+import { notify } from '../../components/notify';
 import { get, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 
@@ -35,11 +35,11 @@ export default function SystemPage() {
   const retry = async (job: FailedJob) => {
     try {
       await post(`/admin/system/queues/${job.queue}/jobs/${encodeURIComponent(job.id)}/retry`);
-      notifications.show({ color: 'teal', message: t('admin.retried') });
+      notify(t('admin.retried'), 'teal');
       queues.reload();
       failed.reload();
     } catch (error) {
-      notifications.show({ color: 'red', message: t('errors.generic', { message: (error as Error).message }) });
+      notify(t('errors.generic', { message: (error as Error).message }), 'red');
     }
   };
   return (

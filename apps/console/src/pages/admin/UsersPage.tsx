@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Loader, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { notify } from '../../components/notify';
 import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 
@@ -31,7 +31,7 @@ export default function UsersPage() {
       await patch(`/admin/users/${account.id}`, changes);
       reload();
     } catch (failure) {
-      notifications.show({ color: 'red', message: t('errors.generic', { message: (failure as Error).message }) });
+      notify(t('errors.generic', { message: (failure as Error).message }), 'red');
     }
   };
   const invite = async () => {
@@ -39,7 +39,7 @@ export default function UsersPage() {
       const { invitation: token } = await post<{ invitation: string }>('/admin/invitations', inviteEmail ? { email: inviteEmail } : {});
       setInvitation(`${window.location.origin}/console/sign-up?invitation=${encodeURIComponent(token)}`);
     } catch (failure) {
-      notifications.show({ color: 'red', message: t('errors.generic', { message: (failure as Error).message }) });
+      notify(t('errors.generic', { message: (failure as Error).message }), 'red');
     }
   };
   return (
@@ -78,7 +78,7 @@ export default function UsersPage() {
               {data.data.map((account) => (
                 <Table.Tr key={account.id}>
                   <Table.Td>{account.email}</Table.Td>
-                  <Table.Td><Badge variant="light" color={account.role === 'admin' ? 'indigo' : 'gray'}>{account.role}</Badge></Table.Td>
+                  <Table.Td><Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>{account.role}</Badge></Table.Td>
                   <Table.Td>{account.applications}</Table.Td>
                   {CEILINGS.map(([field, label]) => (
                     <Table.Td key={field}>
