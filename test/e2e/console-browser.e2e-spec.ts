@@ -35,6 +35,7 @@ describe('console in the browser', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await Promise.all([operator?.close(), member?.close()]);
     await browser?.close();
     await Promise.all([api?.close(), worker?.close()]);
     await upstream.stop();
@@ -56,6 +57,9 @@ describe('console in the browser', () => {
       await page.screenshot({ path: path.join(SHOTS, `${name}-${screen}.png`), fullPage: true });
     }
     await page.setViewportSize(SCREENS.desktop);
+    // Checked at rest: no pointer over a control, no colour transition under way.
+    await page.mouse.move(0, 0);
+    await page.waitForTimeout(300);
     // Evaluated through the DevTools protocol: the page's CSP (no inline script) stays on.
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
@@ -128,7 +132,12 @@ describe('console in the browser', () => {
     const dialog = memberPage.getByRole('dialog');
     await dialog.getByText('they will not be shown again').waitFor();
     await dialog.getByRole('button', { name: 'Copy API Key' }).click();
-    apiKey = await memberPage.evaluate(() => navigator.clipboard.readText());
+    // The clipboard answers only the focused page; a hung read fails the test instead of stalling the suite.
+    await memberPage.bringToFront();
+    apiKey = await Promise.race([
+      memberPage.evaluate(() => navigator.clipboard.readText()),
+      new Promise<string>((_, reject) => setTimeout(() => reject(new Error('the clipboard did not answer')), 10_000)),
+    ]);
     expect(apiKey).toBe(await memberPage.getByTestId('secret-api-key').inputValue());
     appId = await memberPage.getByTestId('secret-app-id').inputValue();
     await inspect(memberPage, 'credentials-once');

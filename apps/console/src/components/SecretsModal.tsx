@@ -21,7 +21,7 @@ export function SecretsModal({ credentials, onClose }: { credentials: Credential
             <TextInput label={row.label} value={row.value} readOnly style={{ flex: 1 }} data-testid={row.testId} styles={{ input: { fontFamily: 'monospace' } }} />
             <CopyButton value={row.value}>
               {({ copied, copy }) => (
-                <Button variant={copied ? 'filled' : 'light'} color={copied ? 'teal' : undefined} onClick={copy} aria-label={`${copied ? t('secrets.copied') : t('secrets.copy')} ${row.label}`}>
+                <Button color={copied ? 'teal.9' : undefined} onClick={copy} aria-label={`${copied ? t('secrets.copied') : t('secrets.copy')} ${row.label}`}>
                   {copied ? t('secrets.copied') : t('secrets.copy')}
                 </Button>
               )}
