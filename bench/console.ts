@@ -8,6 +8,7 @@
  *
  * Run: npm run bench:console [-- --visits 10]
  */
+import 'reflect-metadata';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
