@@ -22,8 +22,6 @@ const contrast: CSSVariablesResolver = () => ({
     '--mantine-color-red-light-color': 'var(--mantine-color-red-9)',
     '--mantine-color-gray-light-color': 'var(--mantine-color-gray-8)',
     '--mantine-color-yellow-light-color': 'var(--mantine-color-yellow-9)',
-    '--mantine-color-orange-light-color': 'var(--mantine-color-orange-9)',
-    '--mantine-color-grape-light-color': 'var(--mantine-color-grape-9)',
   },
   dark: {},
 });

@@ -1,4 +1,4 @@
-import { APPLICATION_TYPES, ApplicationField, applicationFieldProblem, CAPABILITIES, FieldProblem } from '@gateway/contracts';
+import { APPLICATION_TYPES, ApplicationField, applicationFieldProblem, CAPABILITIES, FieldProblem, NUMBER_FIELDS, NumberField } from '@gateway/contracts';
 import { Alert, Button, Checkbox, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
@@ -24,7 +24,7 @@ export function inputOf(app: Omit<ApplicationInput, 'callback_url'> & { callback
 
 const FORM_FIELDS = new Set([...Object.keys(EMPTY_APPLICATION).filter((field) => field !== 'scope'), 'scope.capabilities', 'scope.models']);
 
-const NUMBER_FIELDS = ['expected_volume', 'daily_call_limit', 'concurrency_limit', 'requests_per_minute', 'token_quota'] as const;
+const NUMBER_FIELD_NAMES = Object.keys(NUMBER_FIELDS) as NumberField[];
 
 function linesOf(text: string): string[] {
   return text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -68,7 +68,7 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
     setProblem(null);
     const input: ApplicationInput = {
       ...values,
-      ...Object.fromEntries(NUMBER_FIELDS.map((field) => [field, Number(values[field]) || 0])),
+      ...Object.fromEntries(NUMBER_FIELD_NAMES.map((field) => [field, Number(values[field]) || 0])),
       ip_whitelist: linesOf(values.ip_whitelist),
     };
     try {
@@ -80,7 +80,7 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
       else setProblem(error instanceof Error ? error.message : String(error));
     }
   });
-  const number = (field: (typeof NUMBER_FIELDS)[number], label: string, hint?: string) => (
+  const number = (field: NumberField, label: string, hint?: string) => (
     <NumberInput label={label} description={hint} min={0} allowDecimal={false} allowNegative={false} thousandSeparator="," key={form.key(field)} {...form.getInputProps(field)} />
   );
   return (

@@ -1,11 +1,12 @@
 import { BarChart, LineChart } from '@mantine/charts';
 import '@mantine/charts/styles.css';
-import { Alert, Button, Group, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { get } from '../api/client';
 import type { BillingRecordView, Page, UsagePoint } from '../api/types';
 import { useRequest } from '../api/use-request';
+import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
 
 interface DayTotals {
@@ -17,31 +18,36 @@ interface DayTotals {
   cost: number;
 }
 
+type Totals = Omit<DayTotals, 'day'>;
+
+function emptyTotals(): Totals {
+  return { calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 };
+}
+
+function add(totals: Totals, point: UsagePoint): void {
+  totals.calls += point.calls;
+  totals.errors += point.errors;
+  totals.tokens += point.prompt_tokens + point.completion_tokens;
+  totals.images += point.images;
+  totals.cost += point.cost;
+}
+
 /** Per-day totals over every model, one point for each day of the range (days without calls at zero). */
 function byDay(points: UsagePoint[], from: string, to: string): DayTotals[] {
   const days = new Map<string, DayTotals>();
-  for (let day = from; day <= to; day = daysBefore(day, -1)) days.set(day, { day, calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 });
+  for (let day = from; day <= to; day = daysBefore(day, -1)) days.set(day, { day, ...emptyTotals() });
   for (const point of points) {
     const totals = days.get(point.day);
-    if (!totals) continue;
-    totals.calls += point.calls;
-    totals.errors += point.errors;
-    totals.tokens += point.prompt_tokens + point.completion_tokens;
-    totals.images += point.images;
-    totals.cost += point.cost;
+    if (totals) add(totals, point);
   }
   return [...days.values()];
 }
 
-function byModel(points: UsagePoint[]): (Omit<DayTotals, 'day'> & { model: string })[] {
-  const models = new Map<string, Omit<DayTotals, 'day'> & { model: string }>();
+function byModel(points: UsagePoint[]): (Totals & { model: string })[] {
+  const models = new Map<string, Totals & { model: string }>();
   for (const point of points) {
-    const totals = models.get(point.model) ?? { model: point.model, calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 };
-    totals.calls += point.calls;
-    totals.errors += point.errors;
-    totals.tokens += point.prompt_tokens + point.completion_tokens;
-    totals.images += point.images;
-    totals.cost += point.cost;
+    const totals = models.get(point.model) ?? { model: point.model, ...emptyTotals() };
+    add(totals, point);
     models.set(point.model, totals);
   }
   return [...models.values()].sort((a, b) => b.calls - a.calls);
@@ -109,32 +115,12 @@ export default function UsagePanel({ appId }: { appId: string }) {
       {models.length === 0 ? (
         <Text c="dimmed">{t('usage.noData')}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table data-testid="usage-by-model">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('models.model')}</Table.Th>
-                <Table.Th>{t('usage.calls')}</Table.Th>
-                <Table.Th>{t('usage.errors')}</Table.Th>
-                <Table.Th>{t('usage.tokens')}</Table.Th>
-                <Table.Th>{t('usage.images')}</Table.Th>
-                <Table.Th>{t('usage.cost')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {models.map((row) => (
-                <Table.Tr key={row.model}>
-                  <Table.Td>{row.model}</Table.Td>
-                  <Table.Td>{number.format(row.calls)}</Table.Td>
-                  <Table.Td>{number.format(row.errors)}</Table.Td>
-                  <Table.Td>{number.format(row.tokens)}</Table.Td>
-                  <Table.Td>{number.format(row.images)}</Table.Td>
-                  <Table.Td>{number.format(row.cost)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={560}
+          data-testid="usage-by-model"
+          head={[t('models.model'), t('usage.calls'), t('usage.errors'), t('usage.tokens'), t('usage.images'), t('usage.cost')]}
+          rows={models.map((row) => [row.model, ...[row.calls, row.errors, row.tokens, row.images, row.cost].map((value) => number.format(value))])}
+        />
       )}
       <Group justify="space-between">
         <Title order={3} size="h4">{t('usage.billing')}</Title>
@@ -144,30 +130,17 @@ export default function UsagePanel({ appId }: { appId: string }) {
         </Group>
       </Group>
       {billing.records.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('usage.task')}</Table.Th>
-                <Table.Th>{t('models.model')}</Table.Th>
-                <Table.Th>{t('usage.imageIndex')}</Table.Th>
-                <Table.Th>{t('usage.unitPrice')}</Table.Th>
-                <Table.Th>{t('usage.time')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {billing.records.map((record) => (
-                <Table.Tr key={`${record.task_id}-${record.image_index}`}>
-                  <Table.Td>{record.task_id}</Table.Td>
-                  <Table.Td>{record.model}</Table.Td>
-                  <Table.Td>{record.image_index}</Table.Td>
-                  <Table.Td>{number.format(record.unit_price)} {record.currency}</Table.Td>
-                  <Table.Td>{new Date(record.created_at).toLocaleString(i18n.language)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={560}
+          head={[t('usage.task'), t('models.model'), t('usage.imageIndex'), t('usage.unitPrice'), t('usage.time')]}
+          rows={billing.records.map((record) => [
+            record.task_id,
+            record.model,
+            record.image_index,
+            `${number.format(record.unit_price)} ${record.currency}`,
+            new Date(record.created_at).toLocaleString(i18n.language),
+          ])}
+        />
       )}
       {billing.next && <Button variant="subtle" onClick={() => loadBilling(billing.next)} loading={billing.loading}>{t('usage.more')}</Button>}
     </Stack>

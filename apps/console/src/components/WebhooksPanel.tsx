@@ -1,10 +1,11 @@
-import { Alert, Badge, Button, Loader, Stack, Table, Text } from '@mantine/core';
+import { Alert, Badge, Button, Loader, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from './notify';
 import { get, post } from '../api/client';
 import type { Page, WebhookDeliveryView } from '../api/types';
 import { useRequest } from '../api/use-request';
+import { DataTable } from './DataTable';
 
 // Dark shades: white badge text on them passes WCAG AA contrast.
 const OUTCOME_COLORS: Record<string, string> = { delivered: 'teal.9', retry: 'orange.9', failed: 'red.9', gone: 'gray.7' };
@@ -33,34 +34,19 @@ export function WebhooksPanel({ appId }: { appId: string }) {
   if (records.length === 0) return <Text c="dimmed">{t('webhooks.none')}</Text>;
   return (
     <Stack>
-      <Table.ScrollContainer minWidth={720}>
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('usage.time')}</Table.Th>
-              <Table.Th>{t('usage.task')}</Table.Th>
-              <Table.Th>{t('webhooks.attempt')}</Table.Th>
-              <Table.Th>{t('webhooks.status')}</Table.Th>
-              <Table.Th>{t('webhooks.httpCode')}</Table.Th>
-              <Table.Th>{t('webhooks.duration')}</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {records.map((delivery) => (
-              <Table.Tr key={delivery.id}>
-                <Table.Td>{new Date(delivery.created_at).toLocaleString(i18n.language)}</Table.Td>
-                <Table.Td>{delivery.task_id}</Table.Td>
-                <Table.Td>{delivery.attempt}</Table.Td>
-                <Table.Td><Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome] ?? 'gray.7'}>{delivery.outcome}</Badge></Table.Td>
-                <Table.Td>{delivery.http_status ?? '—'}</Table.Td>
-                <Table.Td>{delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—'}</Table.Td>
-                <Table.Td><Button size="compact-xs" variant="light" onClick={() => redeliver(delivery)}>{t('webhooks.redeliver')}</Button></Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        minWidth={720}
+        head={[t('usage.time'), t('usage.task'), t('webhooks.attempt'), t('webhooks.status'), t('webhooks.httpCode'), t('webhooks.duration'), '']}
+        rows={records.map((delivery) => [
+          new Date(delivery.created_at).toLocaleString(i18n.language),
+          delivery.task_id,
+          delivery.attempt,
+          <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome] ?? 'gray.7'}>{delivery.outcome}</Badge>,
+          delivery.http_status ?? '—',
+          delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
+          <Button size="compact-xs" variant="light" onClick={() => redeliver(delivery)}>{t('webhooks.redeliver')}</Button>,
+        ])}
+      />
       {next && <Button variant="subtle" onClick={more}>{t('usage.more')}</Button>}
     </Stack>
   );

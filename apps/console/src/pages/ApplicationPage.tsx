@@ -1,4 +1,4 @@
-import { Alert, Badge, Code, Group, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../components/notify';
@@ -8,6 +8,8 @@ import type { Application, ApplicationInput } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { ApplicationForm, inputOf } from '../components/ApplicationForm';
 import { CredentialsPanel } from '../components/CredentialsPanel';
+import { DataTable } from '../components/DataTable';
+import { StatusBadge } from '../components/StatusBadge';
 import { QuickStart } from '../components/QuickStart';
 import { WebhooksPanel } from '../components/WebhooksPanel';
 
@@ -34,9 +36,7 @@ export default function ApplicationPage() {
     <Stack>
       <Group gap="sm">
         <Title order={2}>{app.name}</Title>
-        <Badge color={app.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
-          {app.status === 'active' ? t('apps.statusActive') : t('apps.statusRevoked')}
-        </Badge>
+        <StatusBadge status={app.status} />
       </Group>
       <Text size="sm">
         {t('detail.appId')}: <Code>{app.id}</Code>
@@ -52,28 +52,16 @@ export default function ApplicationPage() {
         <Tabs.Panel value="credentials" pt="md">
           <Stack>
             <Title order={3} size="h4">{t('detail.apiKeys')}</Title>
-            <Table.ScrollContainer minWidth={420}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('detail.keyPrefix')}</Table.Th>
-                    <Table.Th>{t('apps.status')}</Table.Th>
-                    <Table.Th>{t('detail.created')}</Table.Th>
-                    <Table.Th>{t('detail.expires')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {app.api_keys.map((key) => (
-                    <Table.Tr key={key.prefix + key.created_at}>
-                      <Table.Td><Code>{key.prefix}…</Code></Table.Td>
-                      <Table.Td>{key.status}</Table.Td>
-                      <Table.Td>{date.format(new Date(key.created_at))}</Table.Td>
-                      <Table.Td>{key.expires_at ? date.format(new Date(key.expires_at)) : t('detail.never')}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              minWidth={420}
+              head={[t('detail.keyPrefix'), t('apps.status'), t('detail.created'), t('detail.expires')]}
+              rows={app.api_keys.map((key) => [
+                <Code>{key.prefix}…</Code>,
+                key.status,
+                date.format(new Date(key.created_at)),
+                key.expires_at ? date.format(new Date(key.expires_at)) : t('detail.never'),
+              ])}
+            />
             <CredentialsPanel app={app} onChanged={reload} />
           </Stack>
         </Tabs.Panel>

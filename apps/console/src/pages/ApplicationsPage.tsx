@@ -1,9 +1,11 @@
-import { Alert, Anchor, Badge, Button, Group, Loader, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Loader, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { get } from '../api/client';
 import type { Application } from '../api/types';
 import { useRequest } from '../api/use-request';
+import { DataTable } from '../components/DataTable';
+import { StatusBadge } from '../components/StatusBadge';
 
 export function ApplicationsPage() {
   const { t, i18n } = useTranslation();
@@ -19,41 +21,25 @@ export function ApplicationsPage() {
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && data.data.length === 0 && <Text c="dimmed">{t('apps.empty')}</Text>}
       {data && data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('apps.name')}</Table.Th>
-                <Table.Th>{t('apps.type')}</Table.Th>
-                <Table.Th>{t('apps.today')}</Table.Th>
-                <Table.Th>{t('apps.status')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.data.map((app) => {
-                const calls = app.calls_today ?? 0;
-                const limit = app.daily_call_limit;
-                return (
-                  <Table.Tr key={app.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={`/applications/${app.id}`}>{app.name}</Anchor>
-                    </Table.Td>
-                    <Table.Td>{t(`form.types.${app.type}`)}</Table.Td>
-                    <Table.Td miw={160}>
-                      <Text size="sm">{number.format(calls)} / {limit > 0 ? number.format(limit) : t('apps.unlimited')}</Text>
-                      {limit > 0 && <Progress value={Math.min(100, (calls / limit) * 100)} size="sm" aria-label={t('apps.today')} />}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={app.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
-                        {app.status === 'active' ? t('apps.statusActive') : t('apps.statusRevoked')}
-                      </Badge>
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={560}
+          striped
+          highlightOnHover
+          head={[t('apps.name'), t('apps.type'), t('apps.today'), t('apps.status')]}
+          rows={data.data.map((app) => {
+            const calls = app.calls_today ?? 0;
+            const limit = app.daily_call_limit;
+            return [
+              <Anchor component={Link} to={`/applications/${app.id}`}>{app.name}</Anchor>,
+              t(`form.types.${app.type}`),
+              <Stack gap={2} miw={160}>
+                <Text size="sm">{number.format(calls)} / {limit > 0 ? number.format(limit) : t('apps.unlimited')}</Text>
+                {limit > 0 && <Progress value={Math.min(100, (calls / limit) * 100)} size="sm" aria-label={t('apps.today')} />}
+              </Stack>,
+              <StatusBadge status={app.status} />,
+            ];
+          })}
+        />
       )}
     </Stack>
   );

@@ -1,7 +1,8 @@
-import { Alert, Badge, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { get } from '../api/client';
 import { useRequest } from '../api/use-request';
+import { DataTable } from '../components/DataTable';
 
 interface CatalogModel {
   id: string;
@@ -29,35 +30,21 @@ export default function ModelsPage() {
       {error && <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>}
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && (
-        <Table.ScrollContainer minWidth={760}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('models.model')}</Table.Th>
-                <Table.Th>{t('models.capability')}</Table.Th>
-                <Table.Th>{t('models.aliases')}</Table.Th>
-                <Table.Th>{t('models.limits')}</Table.Th>
-                <Table.Th>{t('models.price')} ({data.currency})</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.data.map((model) => (
-                <Table.Tr key={model.id}>
-                  <Table.Td>
-                    <Group gap={6}>
-                      <Text size="sm" ff="monospace">{model.id}</Text>
-                      {model.deprecated && <Badge color="orange.9" variant="filled">{model.deprecated}</Badge>}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>{model.capability}</Table.Td>
-                  <Table.Td><Text size="sm" ff="monospace">{[...model.aliases, ...model.snapshots].join(', ') || '—'}</Text></Table.Td>
-                  <Table.Td><Text size="sm">{describe(model.limits) || '—'}</Text></Table.Td>
-                  <Table.Td><Text size="sm">{describe(model.price) || '—'}</Text></Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={760}
+          striped
+          head={[t('models.model'), t('models.capability'), t('models.aliases'), t('models.limits'), `${t('models.price')} (${data.currency})`]}
+          rows={data.data.map((model) => [
+            <Group gap={6}>
+              <Text size="sm" ff="monospace">{model.id}</Text>
+              {model.deprecated && <Badge color="orange.9" variant="filled">{model.deprecated}</Badge>}
+            </Group>,
+            model.capability,
+            <Text size="sm" ff="monospace">{[...model.aliases, ...model.snapshots].join(', ') || '—'}</Text>,
+            <Text size="sm">{describe(model.limits) || '—'}</Text>,
+            <Text size="sm">{describe(model.price) || '—'}</Text>,
+          ])}
+        />
       )}
     </Stack>
   );

@@ -1,9 +1,10 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Loader, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, CopyButton, Group, Loader, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
+import { DataTable } from '../../components/DataTable';
 
 interface Account {
   id: string;
@@ -63,52 +64,38 @@ export default function UsersPage() {
       {error && <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>}
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && (
-        <Table.ScrollContainer minWidth={900}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('admin.email')}</Table.Th>
-                <Table.Th>{t('admin.role')}</Table.Th>
-                <Table.Th>{t('nav.applications')}</Table.Th>
-                {CEILINGS.map(([field, label]) => <Table.Th key={field}>{t(label)}</Table.Th>)}
-                <Table.Th>{t('admin.disabled')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.data.map((account) => (
-                <Table.Tr key={account.id}>
-                  <Table.Td>{account.email}</Table.Td>
-                  <Table.Td><Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>{account.role}</Badge></Table.Td>
-                  <Table.Td>{account.applications}</Table.Td>
-                  {CEILINGS.map(([field, label]) => (
-                    <Table.Td key={field}>
-                      <NumberInput
-                        aria-label={`${t(label)} ${account.email}`}
-                        size="xs"
-                        w={130}
-                        min={0}
-                        allowDecimal={false}
-                        placeholder={t('apps.unlimited')}
-                        defaultValue={account.ceilings[field] ?? ''}
-                        onBlur={(event) => {
-                          const value = event.currentTarget.value.replace(/[^\d]/g, '');
-                          if (value !== String(account.ceilings[field] ?? '')) void change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
-                        }}
-                      />
-                    </Table.Td>
-                  ))}
-                  <Table.Td>
-                    <Switch
-                      aria-label={`${t('admin.disabled')} ${account.email}`}
-                      checked={account.disabled}
-                      onChange={(event) => change(account, { disabled: event.currentTarget.checked })}
-                    />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          minWidth={900}
+          head={[t('admin.email'), t('admin.role'), t('nav.applications'), ...CEILINGS.map(([, label]) => t(label)), t('admin.disabled')]}
+          rows={data.data.map((account) => [
+            account.email,
+            <Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>{account.role}</Badge>,
+            account.applications,
+            ...CEILINGS.map(([field, label]) => (
+              <NumberInput
+                // Keyed by account: an uncontrolled input must not keep another row's value when the list changes.
+                key={`${account.id}:${field}`}
+                aria-label={`${t(label)} ${account.email}`}
+                size="xs"
+                w={130}
+                min={0}
+                allowDecimal={false}
+                placeholder={t('apps.unlimited')}
+                defaultValue={account.ceilings[field] ?? ''}
+                onBlur={(event) => {
+                  const value = event.currentTarget.value.replace(/[^\d]/g, '');
+                  if (value !== String(account.ceilings[field] ?? '')) void change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
+                }}
+              />
+            )),
+            <Switch
+              key={account.id}
+              aria-label={`${t('admin.disabled')} ${account.email}`}
+              checked={account.disabled}
+              onChange={(event) => change(account, { disabled: event.currentTarget.checked })}
+            />,
+          ])}
+        />
       )}
     </Stack>
   );
