@@ -9,6 +9,8 @@ const services = require('./services');
 const { ensureModels } = require('./models');
 
 const root = path.resolve(__dirname, '..');
+// The whole suite takes about 4 minutes on 2 cores; a run past this is hung, not slow.
+const JEST_TIME_LIMIT_MS = 45 * 60_000;
 
 async function main() {
   services.ensureNodeModules(root);
@@ -26,9 +28,13 @@ async function main() {
   let status = 1;
   try {
     database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-    const jest = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', ...process.argv.slice(2)], {
+    // --forceExit: a suite whose setup timed out can leave its servers running in the in-band process, and Jest
+    // would then wait on them forever after reporting. The time limit is the last guard of CI's own.
+    const jest = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--forceExit', ...process.argv.slice(2)], {
       cwd: root,
       stdio: 'inherit',
+      timeout: JEST_TIME_LIMIT_MS,
+      killSignal: 'SIGKILL',
       env: {
         ...process.env,
         TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -37,6 +43,7 @@ async function main() {
         TEST_POSTGRES_URL: database.postgresUrl,
       },
     });
+    if (jest.error?.code === 'ETIMEDOUT') process.stderr.write(`npm test: the suite ran past ${JEST_TIME_LIMIT_MS / 60_000} minutes and was stopped\n`);
     status = jest.status ?? 1;
   } finally {
     await Promise.all([services.stop(redis), services.stopDatabase(database)]);

@@ -55,7 +55,7 @@ describe('metering: daily roll-ups and per-image billing records', () => {
       env: processEnv(env),
       encoding: 'utf8',
     });
-    expect(cli.status).toBe(0);
+    expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(cli.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ day, model: 'x-chat', calls: 2, errors: 1 })]));
   });
 

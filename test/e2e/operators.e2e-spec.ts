@@ -121,10 +121,10 @@ describe('console operators: the first account, invitations, ceilings and disabl
     for (const password of ['password123', 'Qwertyuiop', 'iloveyou12']) {
       const refused = await client.call('POST', '/auth/register', undefined, { email: 'weak@example.com', password });
       expect(refused.status).toBe(400);
-      expect(refused.body.error).toMatchObject({ code: 'InvalidParameter', param: 'password', message: expect.stringContaining('most common') });
+      expect(refused.body.error).toMatchObject({ code: 'WeakPassword', param: 'password', message: expect.stringContaining('most common') });
     }
     const own = await client.call('POST', '/auth/register', undefined, { email: 'weakling@example.com', password: 'weakling@example.com' });
-    expect(own.body.error).toMatchObject({ code: 'InvalidParameter', param: 'password' });
+    expect(own.body.error).toMatchObject({ code: 'WeakPassword', param: 'password' });
   });
 
   it('limits failed sign-ins per account, then per address, with Retry-After', async () => {

@@ -1,2 +1,3 @@
 export * from './application-fields';
 export * from './ip-entry';
+export * from './webhook-outcomes';

@@ -23,4 +23,13 @@ export class QueueModule {
     const queues = BullModule.registerQueue(...ALL_QUEUES);
     return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview] };
   }
+
+  /**
+   * Plain Redis commands only, for short-lived processes such as the CLI: no BullMQ queue is opened. A queue closed
+   * while its connection is still starting makes BullMQ emit an error after it has dropped its listeners, which
+   * ends the process.
+   */
+  static forCommands(): DynamicModule {
+    return { global: true, module: QueueModule, providers: [GatewayRedis], exports: [GatewayRedis] };
+  }
 }

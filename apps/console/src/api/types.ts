@@ -1,4 +1,4 @@
-import type { ApplicationType } from '@gateway/contracts';
+import type { ApplicationType, WebhookDeliveryOutcome } from '@gateway/contracts';
 
 export type Role = 'admin' | 'user';
 
@@ -87,7 +87,7 @@ export interface WebhookDeliveryView {
   url: string;
   attempt: number;
   redelivery: boolean;
-  outcome: string;
+  outcome: WebhookDeliveryOutcome;
   http_status: number | null;
   error: string | null;
   duration_ms?: number;

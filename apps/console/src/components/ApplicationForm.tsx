@@ -3,6 +3,7 @@ import { Alert, Button, Checkbox, Group, MultiSelect, NumberInput, Select, Simpl
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { ApiError, get } from '../api/client';
 import type { ApplicationInput } from '../api/types';
 import { useRequest } from '../api/use-request';
@@ -37,6 +38,7 @@ function linesOf(text: string): string[] {
  */
 export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: ApplicationInput; submitLabel: string; onSubmit: (input: ApplicationInput) => Promise<void> }) {
   const { t } = useTranslation();
+  const explain = useErrorText();
   const [problem, setProblem] = useState<string | null>(null);
   const catalog = useRequest(() => get<{ data: { id: string; aliases: string[] }[] }>('/models'), []);
   const modelIds = (catalog.data?.data ?? []).flatMap((model) => [model.id, ...model.aliases]);
@@ -76,8 +78,8 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
     } catch (error) {
       // The API names the field (`scope.models[0]`, `ip_whitelist[2]`): the message goes under that field.
       const field = error instanceof ApiError ? error.param?.replace(/\[\d+\]$/, '') : undefined;
-      if (field && FORM_FIELDS.has(field)) form.setFieldError(field, (error as ApiError).message);
-      else setProblem(error instanceof Error ? error.message : String(error));
+      if (field && FORM_FIELDS.has(field)) form.setFieldError(field, explain(error));
+      else setProblem(explain(error));
     }
   });
   const number = (field: NumberField, label: string, hint?: string) => (

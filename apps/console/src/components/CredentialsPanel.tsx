@@ -1,6 +1,7 @@
 import { Button, Group, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { notify } from './notify';
 import { useNavigate } from 'react-router';
 import { post, remove } from '../api/client';
@@ -10,6 +11,7 @@ import { SecretsModal } from './SecretsModal';
 /** Rotate the API key (with a grace period), reset the secret key, delete the application after typing its name. */
 export function CredentialsPanel({ app, onChanged }: { app: Application; onChanged: () => void }) {
   const { t } = useTranslation();
+  const explain = useErrorText();
   const navigate = useNavigate();
   const [issued, setIssued] = useState<Credentials | null>(null);
   const [grace, setGrace] = useState<number>(3600);
@@ -20,7 +22,7 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
     try {
       await action();
     } catch (error) {
-      notify(t('errors.generic', { message: (error as Error).message }), 'red');
+      notify(t('errors.generic', { message: explain(error) }), 'red');
     } finally {
       setBusy(null);
     }

@@ -3,6 +3,7 @@ import '@mantine/charts/styles.css';
 import { Alert, Button, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { get } from '../api/client';
 import type { BillingRecordView, Page, UsagePoint } from '../api/types';
 import { useRequest } from '../api/use-request';
@@ -61,6 +62,7 @@ function csvOf(records: BillingRecordView[]): string {
 
 export default function UsagePanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
+  const explain = useErrorText();
   const [to, setTo] = useState(utcDay());
   const [from, setFrom] = useState(daysBefore(utcDay(), 29));
   const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
@@ -89,7 +91,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
         <TextInput label={t('usage.from')} type="date" value={from} max={to} onChange={(event) => setFrom(event.currentTarget.value)} />
         <TextInput label={t('usage.to')} type="date" value={to} min={from} onChange={(event) => setTo(event.currentTarget.value)} />
       </Group>
-      {usage.error && <Alert color="red" role="alert">{t('errors.generic', { message: usage.error.message })}</Alert>}
+      {usage.error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(usage.error) })}</Alert>}
       {!usage.data && !usage.error && <Loader aria-label={t('common.loading')} />}
       {usage.data && (
         <SimpleGrid cols={{ base: 1, md: 2 }}>

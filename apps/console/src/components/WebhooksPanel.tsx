@@ -1,18 +1,21 @@
 import { Alert, Badge, Button, Loader, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { notify } from './notify';
 import { get, post } from '../api/client';
+import type { WebhookDeliveryOutcome } from '@gateway/contracts';
 import type { Page, WebhookDeliveryView } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
 
-// Dark shades: white badge text on them passes WCAG AA contrast.
-const OUTCOME_COLORS: Record<string, string> = { delivered: 'teal.9', retry: 'orange.9', failed: 'red.9', gone: 'gray.7' };
+// Dark shades: white badge text on them passes WCAG AA contrast (Mantine's darkest orange does not, hence the hex).
+const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = { delivered: 'teal.9', retry: '#b33c00', rejected: 'red.9', gone: 'gray.7', skipped: 'gray.7' };
 
 /** The application's webhook delivery attempts, newest first, each task's webhook redeliverable. */
 export function WebhooksPanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
+  const explain = useErrorText();
   const [extra, setExtra] = useState<{ records: WebhookDeliveryView[]; next: string | null } | null>(null);
   const first = useRequest(() => get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50`), [appId]);
   const records = [...(first.data?.data ?? []), ...(extra?.records ?? [])];
@@ -26,10 +29,10 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       await post(`/applications/${appId}/webhooks/${delivery.id}/redeliver`);
       notify(t('webhooks.queued'), 'teal');
     } catch (error) {
-      notify(t('errors.generic', { message: (error as Error).message }), 'red');
+      notify(t('errors.generic', { message: explain(error) }), 'red');
     }
   };
-  if (first.error) return <Alert color="red" role="alert">{t('errors.generic', { message: first.error.message })}</Alert>;
+  if (first.error) return <Alert color="red" role="alert">{t('errors.generic', { message: explain(first.error) })}</Alert>;
   if (!first.data) return <Loader aria-label={t('common.loading')} />;
   if (records.length === 0) return <Text c="dimmed">{t('webhooks.none')}</Text>;
   return (
@@ -41,7 +44,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
           new Date(delivery.created_at).toLocaleString(i18n.language),
           delivery.task_id,
           delivery.attempt,
-          <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome] ?? 'gray.7'}>{delivery.outcome}</Badge>,
+          <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome]}>{t(`webhooks.outcomes.${delivery.outcome}`)}</Badge>,
           delivery.http_status ?? '—',
           delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
           <Button size="compact-xs" variant="light" onClick={() => redeliver(delivery)}>{t('webhooks.redeliver')}</Button>,

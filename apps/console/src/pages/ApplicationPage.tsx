@@ -1,6 +1,7 @@
 import { Alert, Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { notify } from '../components/notify';
 import { useNavigate, useParams } from 'react-router';
 import { get, patch } from '../api/client';
@@ -19,12 +20,13 @@ const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'settings'] as 
 
 export default function ApplicationPage() {
   const { t, i18n } = useTranslation();
+  const explain = useErrorText();
   const params = useParams();
   const navigate = useNavigate();
   const id = params.id!;
   const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
   const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
-  if (error) return <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>;
+  if (error) return <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>;
   if (!app) return <Loader aria-label={t('common.loading')} />;
   const save = async (input: ApplicationInput) => {
     await patch(`/applications/${id}`, input);

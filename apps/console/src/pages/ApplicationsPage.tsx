@@ -1,5 +1,6 @@
 import { Alert, Anchor, Button, Group, Loader, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { Link } from 'react-router';
 import { get } from '../api/client';
 import type { Application } from '../api/types';
@@ -9,6 +10,7 @@ import { StatusBadge } from '../components/StatusBadge';
 
 export function ApplicationsPage() {
   const { t, i18n } = useTranslation();
+  const explain = useErrorText();
   const { data, error } = useRequest(() => get<{ data: Application[] }>('/applications'), []);
   const number = new Intl.NumberFormat(i18n.language);
   return (
@@ -17,7 +19,7 @@ export function ApplicationsPage() {
         <Title order={2}>{t('apps.title')}</Title>
         <Button component={Link} to="/applications/new">{t('apps.create')}</Button>
       </Group>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>}
+      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && data.data.length === 0 && <Text c="dimmed">{t('apps.empty')}</Text>}
       {data && data.data.length > 0 && (

@@ -1,10 +1,9 @@
 import { Alert, Anchor, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { isEmail, hasLength, useForm } from '@mantine/form';
 import { useState } from 'react';
-import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
-import { ApiError } from '../api/client';
+import { useErrorText } from '../api/use-error-text';
 import { LanguageSwitch } from '../components/Layout';
 import { Language } from '../i18n';
 import { useSession } from '../session';
@@ -25,12 +24,6 @@ function useCredentialsForm(invitation = '') {
       password: hasLength({ min: 10, max: 200 }, t('auth.passwordShort')),
     },
   });
-}
-
-/** The server's words for what went wrong (wrong password, taken email, closed sign-up…), or a wait. */
-function problemOf(error: unknown, t: TFunction): string {
-  if (error instanceof ApiError && error.status === 429) return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 900) / 60) });
-  return error instanceof Error ? error.message : String(error);
 }
 
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
@@ -56,13 +49,14 @@ export function SignInPage() {
   const location = useLocation();
   const form = useCredentialsForm();
   const [problem, setProblem] = useState<string | null>(null);
+  const explain = useErrorText();
   const submit = form.onSubmit(async ({ email, password }) => {
     setProblem(null);
     try {
       await signIn(email, password);
       navigate((location.state as { from?: string } | null)?.from ?? '/applications', { replace: true });
     } catch (error) {
-      setProblem(problemOf(error, t));
+      setProblem(explain(error));
     }
   });
   return (
@@ -87,13 +81,14 @@ export function SignUpPage() {
   const [params] = useSearchParams();
   const form = useCredentialsForm(params.get('invitation') ?? '');
   const [problem, setProblem] = useState<string | null>(null);
+  const explain = useErrorText();
   const submit = form.onSubmit(async ({ email, password, invitation }) => {
     setProblem(null);
     try {
       await signUp(email, password, invitation.trim() || undefined);
       navigate('/applications', { replace: true });
     } catch (error) {
-      setProblem(problemOf(error, t));
+      setProblem(explain(error));
     }
   });
   return (

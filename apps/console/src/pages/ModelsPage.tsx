@@ -1,5 +1,6 @@
 import { Alert, Badge, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../api/use-error-text';
 import { get } from '../api/client';
 import { useRequest } from '../api/use-request';
 import { DataTable } from '../components/DataTable';
@@ -23,11 +24,12 @@ function describe(values: Record<string, unknown>): string {
 /** The catalog of config/models.yaml: capability, aliases and snapshots, limits and prices. */
 export default function ModelsPage() {
   const { t } = useTranslation();
+  const explain = useErrorText();
   const { data, error } = useRequest(() => get<{ currency: string; data: CatalogModel[] }>('/models'), []);
   return (
     <Stack>
       <Title order={2}>{t('models.title')}</Title>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>}
+      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && (
         <DataTable

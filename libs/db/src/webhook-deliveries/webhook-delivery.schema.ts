@@ -1,8 +1,8 @@
+import { WEBHOOK_DELIVERY_OUTCOMES, WebhookDeliveryOutcome } from '@gateway/contracts';
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
-/** `skipped`: no request was made (e.g. the callback was disabled or removed before the attempt). */
-export const WEBHOOK_DELIVERY_OUTCOMES = ['delivered', 'retry', 'gone', 'rejected', 'skipped'] as const;
-export type WebhookDeliveryOutcome = (typeof WEBHOOK_DELIVERY_OUTCOMES)[number];
+export { WEBHOOK_DELIVERY_OUTCOMES };
+export type { WebhookDeliveryOutcome };
 
 /**
  * One webhook delivery attempt, written once and never updated. The console lists them per application, newest

@@ -1,5 +1,6 @@
 import { Alert, Button, Loader, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../../api/use-error-text';
 import { notify } from '../../components/notify';
 import { get, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
@@ -27,6 +28,7 @@ interface FailedJob {
 /** The queues as BullMQ counts them, the workers connected to each, and recent failed jobs to retry. */
 export default function SystemPage() {
   const { t, i18n } = useTranslation();
+  const explain = useErrorText();
   // One look-up of the queues: their counts, then the failed jobs of each.
   const system = useRequest(async () => {
     const queues = (await get<{ data: QueueState[] }>('/admin/system/queues')).data;
@@ -39,13 +41,13 @@ export default function SystemPage() {
       notify(t('admin.retried'), 'teal');
       system.reload();
     } catch (error) {
-      notify(t('errors.generic', { message: (error as Error).message }), 'red');
+      notify(t('errors.generic', { message: explain(error) }), 'red');
     }
   };
   return (
     <Stack>
       <Title order={2}>{t('admin.system')}</Title>
-      {system.error && <Alert color="red" role="alert">{t('errors.generic', { message: system.error.message })}</Alert>}
+      {system.error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(system.error) })}</Alert>}
       {!system.data && !system.error && <Loader aria-label={t('common.loading')} />}
       {system.data && (
         <DataTable

@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Loader, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useErrorText } from '../../api/use-error-text';
 import { notify } from '../../components/notify';
 import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
@@ -24,6 +25,7 @@ const CEILINGS = [
 /** Every account: disable or enable it, set its ceilings; and invitations for `CONSOLE_SIGNUP=invite`. */
 export default function UsersPage() {
   const { t } = useTranslation();
+  const explain = useErrorText();
   const { data, error, reload } = useRequest(() => get<{ data: Account[] }>('/admin/users'), []);
   const [invitation, setInvitation] = useState<string | null>(null);
   const [inviteEmail, setInviteEmail] = useState('');
@@ -32,7 +34,7 @@ export default function UsersPage() {
       await patch(`/admin/users/${account.id}`, changes);
       reload();
     } catch (failure) {
-      notify(t('errors.generic', { message: (failure as Error).message }), 'red');
+      notify(t('errors.generic', { message: explain(failure) }), 'red');
     }
   };
   const invite = async () => {
@@ -40,7 +42,7 @@ export default function UsersPage() {
       const { invitation: token } = await post<{ invitation: string }>('/admin/invitations', inviteEmail ? { email: inviteEmail } : {});
       setInvitation(`${window.location.origin}/console/sign-up?invitation=${encodeURIComponent(token)}`);
     } catch (failure) {
-      notify(t('errors.generic', { message: (failure as Error).message }), 'red');
+      notify(t('errors.generic', { message: explain(failure) }), 'red');
     }
   };
   return (
@@ -61,7 +63,7 @@ export default function UsersPage() {
           </Stack>
         )}
       </Paper>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: error.message })}</Alert>}
+      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
       {!data && !error && <Loader aria-label={t('common.loading')} />}
       {data && (
         <DataTable

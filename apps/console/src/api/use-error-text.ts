@@ -1,0 +1,16 @@
+import { useTranslation } from 'react-i18next';
+import { ApiError } from './client';
+
+/**
+ * What went wrong, in the console's language. In English the server's own words, which name the exact limit or
+ * value; in another language the translation of its error code, else (a code the console does not know) its words.
+ */
+export function useErrorText(): (error: unknown) => string {
+  const { t, i18n } = useTranslation();
+  return (error) => {
+    if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+    if (error.status === 429) return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 60) / 60) });
+    const key = `serverErrors.${error.code}`;
+    return i18n.resolvedLanguage !== 'en' && i18n.exists(key) ? t(key) : error.message;
+  };
+}
