@@ -6,7 +6,7 @@ import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv,
 
 const IMAGE_MODEL = 'x-image-edit-plus-2025-10-30';
 
-/** DESIGN §2: `X-Async: enable` and `Idempotency-Key` on POST /v1/*, through two api instances. */
+/** docs/architecture.md: `X-Async: enable` and `Idempotency-Key` on POST /v1/*, through two api instances. */
 describe('async tasks and Idempotency-Key', () => {
   const openai = new OpenAiFake();
   let dashscope: DashScopeFake;

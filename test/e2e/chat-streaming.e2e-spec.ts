@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
 
-/** Chat `stream: true` (DESIGN §2): SSE relayed from the worker through a Redis Stream, with the official SDK. */
+/** Chat `stream: true` (docs/architecture.md): SSE relayed from the worker through a Redis Stream, with the official SDK. */
 describe('POST /v1/chat/completions with stream: true', () => {
   const upstream = new OpenAiFake({ chatReply: 'The quick brown fox jumps over the lazy dog near the quiet river bank today.' });
   let api: RunningApi;

@@ -7,7 +7,7 @@ import { createApplication, getJson, postJson, RunningApi, startApi, startWorker
 const DASHSCOPE_MODEL = 'x-image-edit-plus-2025-10-30';
 const OPENAI_MODEL = 'openai-image-edit';
 
-/** Upstream image routes against fake DashScope and OpenAI servers, and per-image billing (DESIGN §4, §6). */
+/** Upstream image routes against fake DashScope and OpenAI servers, and per-image billing (docs/contracts.md, docs/architecture.md). */
 describe('POST /v1/images/edits through upstream providers', () => {
   let dashscope: DashScopeFake;
   const openai = new OpenAiFake({ apiKey: 'sk-upstream-openai' });

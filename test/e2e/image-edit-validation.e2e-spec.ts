@@ -5,7 +5,7 @@ import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv
 const PLUS = 'x-image-edit-plus';
 const BASE = 'x-image-edit';
 
-describe('POST /v1/images/edits: request rules (DESIGN §4 "Image edit")', () => {
+describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")', () => {
   let api: RunningApi;
   let worker: { close(): Promise<void> };
   let apiKey: string;

@@ -9,7 +9,7 @@ import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv
 
 const PLUS = 'x-image-edit-plus';
 
-/** Generated images behind signed, expiring URLs, and the sweep that deletes them (DESIGN §4, §5). */
+/** Generated images behind signed, expiring URLs, and the sweep that deletes them (docs/contracts.md). */
 describe('GET /v1/files/{id}', () => {
   let api: RunningApi;
   let worker: { close(): Promise<void> };

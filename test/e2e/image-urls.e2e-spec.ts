@@ -26,7 +26,7 @@ async function imageServer(host: string, handler: (request: IncomingMessage) => 
   return { hits, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** Image URLs are fetched by the worker behind the SSRF guard (DESIGN §4): private destinations are refused. */
+/** Image URLs are fetched by the worker behind the SSRF guard (docs/contracts.md): private destinations are refused. */
 describe('POST /v1/images/edits with image URLs', () => {
   let api: RunningApi;
   let worker: { close(): Promise<void> };

@@ -7,7 +7,7 @@ import { applicationInput, createApplication, postJson, ROOT, RunningApi, startA
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
-/** DESIGN §4 webhooks: signed events to the application's callback URL, retried, recorded, SSRF-guarded. */
+/** docs/contracts.md (webhooks): signed events to the application's callback URL, retried, recorded, SSRF-guarded. */
 describe('webhooks', () => {
   const openai = new OpenAiFake();
   // The receiver plays a host the operator allowed (OUTBOUND_ALLOW_CIDRS); 127.0.0.1 stays refused.

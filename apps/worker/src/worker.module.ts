@@ -33,7 +33,7 @@ const PROCESSORS: Partial<Record<QueueName, Type<TaskProcessor>>> = {
   [QueueName.Maintenance]: MaintenanceProcessor,
 };
 
-/** Queues this worker serves; a configured queue without a processor stops start-up (STYLE §1). */
+/** Queues this worker serves; a configured queue without a processor stops start-up (docs/style.md). */
 export function selectProcessors(config: AppConfig): Type<TaskProcessor>[] {
   const wanted = config.workerQueues;
   if (wanted === 'all') return Object.values(PROCESSORS) as Type<TaskProcessor>[];

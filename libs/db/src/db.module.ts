@@ -47,7 +47,7 @@ const repositories = [
         uri: config.MONGODB_URI,
         maxPoolSize: 32,
         serverSelectionTimeoutMS: 5000,
-        // FerretDB and MongoDB both build these once; no TTL indexes (DESIGN §5). Every query and the index that
+        // FerretDB and MongoDB both build these once; no TTL indexes (docs/contracts.md, collections). Every query and the index that
         // serves it: indexes.spec.ts.
         autoIndex: true,
       }),

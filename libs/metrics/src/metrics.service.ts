@@ -7,7 +7,7 @@ const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.06
 export type GaugeCollector = () => Promise<void> | void;
 
 /**
- * Every metric of the system (DESIGN §7), in one registry per process. Dashboards in grafana/ use these names.
+ * Every metric of the system (docs/operations.md), in one registry per process. Dashboards in grafana/ use these names.
  * A registry per instance (not prom-client's global) lets several apps live in one process, as in the e2e suite.
  */
 @Injectable()

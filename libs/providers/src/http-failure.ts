@@ -1,5 +1,5 @@
 // How an upstream's failed HTTP call becomes a ProviderError, shared by every HTTP adapter so OpenAI-style and
-// DashScope upstreams fail the same way (DESIGN §6).
+// DashScope upstreams fail the same way (docs/architecture.md, providers).
 import { errors } from 'undici';
 import { ProviderError } from './provider.types';
 

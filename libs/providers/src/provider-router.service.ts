@@ -20,7 +20,7 @@ export interface RoutedAnswer<T> {
 type Operation = 'embed' | 'chat' | 'chatStream' | 'editImage';
 
 /**
- * Calls a model through its routes (DESIGN §6): retryable failures (network, timeout, 429, 5xx) are retried with
+ * Calls a model through its routes (docs/architecture.md, providers): retryable failures (network, timeout, 429, 5xx) are retried with
  * exponential backoff and jitter, then the next route is tried; an upstream that judges the request invalid is
  * the caller's 400; when every route failed the answer is 500 UpstreamError.
  */

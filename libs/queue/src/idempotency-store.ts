@@ -16,7 +16,7 @@ export type IdempotencyClaim = { owner: true } | { owner: false; entry: Idempote
 
 /** A claim lasts this long until its job is enqueued: a process that dies before that frees the key soon. */
 const PENDING_TTL_S = 120;
-/** Results are replayed for 24 h (DESIGN §2). */
+/** Results are replayed for 24 h (docs/architecture.md). */
 const KEPT_TTL_S = 24 * 3600;
 
 /**

@@ -13,7 +13,7 @@ export enum QueueName {
 export const TASK_QUEUES = [QueueName.Embeddings, QueueName.Chat, QueueName.ImageEdit] as const;
 export type TaskQueueName = (typeof TASK_QUEUES)[number];
 
-/** What an admitted request holds until its task ends: a concurrency slot and reserved tokens (DESIGN §4 limits). */
+/** What an admitted request holds until its task ends: a concurrency slot and reserved tokens (docs/contracts.md, limits). */
 export interface Admission {
   leaseId?: string;
   reservedTokens?: number;

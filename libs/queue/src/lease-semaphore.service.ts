@@ -22,7 +22,7 @@ export interface Lease {
   release(): Promise<void>;
 }
 
-/** A counting semaphore shared by every process on the Redis (DESIGN §4, §6): atomic, lease-based. */
+/** A counting semaphore shared by every process on the Redis (docs/contracts.md, docs/architecture.md): atomic, lease-based. */
 @Injectable()
 export class LeaseSemaphore {
   private readonly redis: SemaphoreRedis;

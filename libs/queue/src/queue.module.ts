@@ -12,7 +12,7 @@ import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
 
-/** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (DESIGN §7). */
+/** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (docs/operations.md). */
 @Module({})
 export class QueueModule {
   static forRoot(role: 'producer' | 'worker'): DynamicModule {

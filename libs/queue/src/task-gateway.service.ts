@@ -23,7 +23,7 @@ export interface TaskOutcomeSource {
 export const TASK_OUTCOME_SOURCE = Symbol('TASK_OUTCOME_SOURCE');
 
 /**
- * Enqueues task jobs (job id = task id) and holds callers until the outcome arrives (DESIGN §2).
+ * Enqueues task jobs (job id = task id) and holds callers until the outcome arrives (docs/architecture.md).
  * One waiter registry per api instance, fed by one Redis subscription on this instance's reply channel; pub/sub
  * can drop messages across a reconnect, so pending waits re-check the job state on reconnect and periodically.
  */

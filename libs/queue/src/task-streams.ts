@@ -15,7 +15,7 @@ const STREAM_TTL_S = 300;
 const READ_BLOCK_MS = 5_000;
 
 /**
- * Streamed answers (DESIGN §2): the worker appends chunks to the Redis Stream `stream:{taskId}` (bounded,
+ * Streamed answers (docs/architecture.md): the worker appends chunks to the Redis Stream `stream:{taskId}` (bounded,
  * expiring), the api instance holding the client reads it from the start. Each append also tells the worker
  * whether the client went away, in the same round trip, so generation stops without another channel.
  */

@@ -1,6 +1,6 @@
 /**
  * When webhook attempts happen: entry i is the wait before attempt i, counted from the previous attempt (entry 0 from
- * the task's end). The default is DESIGN §4's: 10 attempts over about 3 days.
+ * the task's end). The default is the one docs/contracts.md gives: 10 attempts over about 3 days.
  */
 export const DEFAULT_WEBHOOK_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
 

@@ -12,7 +12,7 @@ const KEEP_SECONDS = 7 * 24 * 3600;
 /** Backoff strategy name the webhooks worker answers with the retry schedule. */
 export const WEBHOOK_BACKOFF = 'webhook-schedule';
 
-/** Enqueues webhook deliveries on the `webhooks` queue (DESIGN §4), from workers and from the console. */
+/** Enqueues webhook deliveries on the `webhooks` queue (docs/contracts.md), from workers and from the console. */
 @Injectable()
 export class WebhookJobs {
   private readonly attempts: number;

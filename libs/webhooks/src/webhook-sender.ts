@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, Dispatcher, request } from 'undici';
 import { WebhookMessage } from './webhook-signature';
 
-/** DESIGN §4: each attempt gets 15 s, response body included. */
+/** docs/contracts.md (webhooks): each attempt gets 15 s, response body included. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'rejected';

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Standard Webhooks signatures (DESIGN §4): `webhook-signature: v1,<base64 HMAC-SHA256(key, id.timestamp.body)>`.
+ * Standard Webhooks signatures (docs/contracts.md): `webhook-signature: v1,<base64 HMAC-SHA256(key, id.timestamp.body)>`.
  * The key is the application's Secret Key string as UTF-8 bytes; unlike Standard Webhooks' `whsec_` secrets it is
  * not base64-decoded first.
  */

@@ -3,7 +3,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 
-/** Turns every failure into the DESIGN §4 envelope; unknown errors become a logged 500 without internals. */
+/** Turns every failure into the error envelope of docs/contracts.md; unknown errors become a logged 500 without internals. */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   constructor(@Inject(LOGGER) private readonly logger: Logger) {}

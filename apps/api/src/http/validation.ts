@@ -1,7 +1,7 @@
 import { GatewayError } from '@gateway/common';
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 
-/** Global DTO validation (STYLE §7): unknown fields are refused, the first problem is reported with its `param`. */
+/** Global DTO validation (docs/style.md): unknown fields are refused, the first problem is reported with its `param`. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,

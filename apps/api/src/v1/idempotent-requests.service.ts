@@ -25,7 +25,7 @@ const FAST_POLLS = 40;
 const LIVENESS_EVERY = 8;
 
 /**
- * Idempotency-Key (DESIGN §2): the first request with a key runs; any later one with the same key and body gets
+ * Idempotency-Key (docs/architecture.md): the first request with a key runs; any later one with the same key and body gets
  * the first one's answer (status and body, errors included) without running or billing anything, waiting for it
  * if it is still running, on whichever api instance; the same key with another body is refused.
  */

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 
 export type ResponseMode = 'sync' | 'async';
 
-/** `X-Async: enable` answers 202 with the task id at once (DESIGN §2); absent or `disable` holds the connection. */
+/** `X-Async: enable` answers 202 with the task id at once (docs/architecture.md); absent or `disable` holds the connection. */
 export function responseModeOf(request: FastifyRequest): ResponseMode {
   const value = request.headers['x-async'];
   if (value === undefined || value === 'disable') return 'sync';

@@ -34,7 +34,7 @@ export interface EnqueueHooks {
 }
 
 /**
- * Turns a validated request into a task job (DESIGN §2): synchronous calls hold the connection until the outcome,
+ * Turns a validated request into a task job (docs/architecture.md): synchronous calls hold the connection until the outcome,
  * `X-Async: enable` answers 202 with the task id at once, and an Idempotency-Key makes retries replay the first
  * answer. The task record is written by the worker once the task is final; until then BullMQ holds its state.
  */

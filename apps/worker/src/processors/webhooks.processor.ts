@@ -11,7 +11,7 @@ import { Logger } from 'pino';
 import { TaskProcessor } from '../tasks/task-processor';
 
 /**
- * Delivers task events to applications' callback URLs (DESIGN §4): Standard Webhooks signatures with the Secret
+ * Delivers task events to applications' callback URLs (docs/contracts.md): Standard Webhooks signatures with the Secret
  * Key, retries on the schedule for network errors, timeouts, 429 and 5xx, 410 disables the callback, and every
  * attempt is recorded in `webhook_deliveries`. The application is read at each attempt, so a changed URL or
  * Secret Key applies to the next attempt.

@@ -7,7 +7,7 @@ import { ExecutedTask } from './task-processor';
 
 /**
  * A chat completion through the model's routes, answered in the OpenAI shape. With `stream`, each chunk is also
- * appended to the task's Redis Stream as it arrives (DESIGN §2), and the whole completion is still the task's
+ * appended to the task's Redis Stream as it arrives (docs/architecture.md), and the whole completion is still the task's
  * result, so GET /v1/tasks shows it like any other.
  */
 @Injectable()

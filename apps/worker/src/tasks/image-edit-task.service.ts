@@ -20,7 +20,7 @@ interface DeliveredImage {
 
 /**
  * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
- * fails on its own), store each in GridFS behind a signed URL and bill it once (DESIGN §4).
+ * fails on its own), store each in GridFS behind a signed URL and bill it once (docs/contracts.md).
  */
 @Injectable()
 export class ImageEditTaskService {
@@ -94,7 +94,7 @@ export class ImageEditTaskService {
 
 }
 
-/** Every output is a PNG of exactly the promised size, whatever the upstream returned (DESIGN §4). */
+/** Every output is a PNG of exactly the promised size, whatever the upstream returned (docs/contracts.md). */
 async function fitToOutput(image: Buffer, output: OutputSize): Promise<Buffer> {
   const metadata = await sharp(image).metadata();
   if (metadata.format === 'png' && metadata.width === output.width && metadata.height === output.height) return image;

@@ -10,7 +10,7 @@ const PASS_BUDGET_MS = 60_000;
 
 /**
  * One maintenance pass. Expired images, abandoned inputs, result bodies past TASK_RESULT_RETENTION and old webhook
- * attempts are deleted here, because TTL indexes are outside the portable subset (DESIGN §5). Every sweep deletes
+ * attempts are deleted here, because TTL indexes are outside the portable subset (docs/contracts.md, collections). Every sweep deletes
  * in small batches found by index, so a pass costs the same at any database size and never holds the database long.
  */
 @Injectable()

@@ -15,7 +15,7 @@ import { ExecutedTask } from './task-processor';
  * instance in one round trip), then records the task once in MongoDB, off the caller's path, and enqueues its
  * webhook: the caller's answer never waits for, nor depends on, the application's receiver. A GatewayError is
  * the task's final answer (bad input, upstream exhausted) and is not retried; any other error is retried by
- * BullMQ and becomes the final answer on the last attempt (STYLE §3).
+ * BullMQ and becomes the final answer on the last attempt (docs/style.md).
  */
 @Injectable()
 export class TaskRunner {

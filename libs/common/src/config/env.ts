@@ -150,7 +150,7 @@ export class Env {
 
   /**
    * Delays before each webhook attempt, comma-separated (ms, or with s/m/h): about 10 attempts over 3 days
-   * (DESIGN §4), each with ±20% jitter.
+   * (docs/contracts.md), each with ±20% jitter.
    */
   @Matches(/^\s*\d+(ms|s|m|h)?\s*(,\s*\d+(ms|s|m|h)?\s*)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 0,5s,5m,2h' })
   WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';

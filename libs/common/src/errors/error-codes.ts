@@ -1,4 +1,4 @@
-/** Error codes of DESIGN §4, with the HTTP status and the OpenAI-style `type` each one carries. */
+/** Error codes of docs/contracts.md, with the HTTP status and the OpenAI-style `type` each one carries. */
 export const ERROR_CODES = {
   InvalidParameter: { status: 400, type: 'invalid_request_error' },
   InvalidImage: { status: 400, type: 'invalid_request_error' },

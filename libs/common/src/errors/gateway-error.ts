@@ -8,7 +8,7 @@ export interface GatewayErrorOptions {
   cause?: unknown;
 }
 
-/** The one domain error: a DESIGN §4 code, its status, and what the client needs to act on it. */
+/** The one domain error: a code of docs/contracts.md, its status, and what the client needs to act on it. */
 export class GatewayError extends Error {
   readonly status: number;
   readonly type: string;

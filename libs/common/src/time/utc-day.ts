@@ -1,4 +1,4 @@
-/** A UTC calendar day, YYYY-MM-DD: the key of daily limits and roll-ups (stored as text, DESIGN §5). */
+/** A UTC calendar day, YYYY-MM-DD: the key of daily limits and roll-ups (stored as text, docs/contracts.md). */
 export const UTC_DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 export function utcDay(at: Date | number = Date.now()): string {

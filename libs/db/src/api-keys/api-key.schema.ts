@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
-/** An API key, stored only as its SHA-256 hash and a display prefix (DESIGN §4). */
+/** An API key, stored only as its SHA-256 hash and a display prefix (docs/contracts.md). */
 @Schema({ collection: 'api_keys', versionKey: false })
 export class ApiKey {
   @Prop({ type: String, required: true }) _id: string;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
-import { reviveDates } from '../shared/revive-dates';
+import { reviveDates } from '../internal/revive-dates';
 import { BillingRecord } from './billing-record.schema';
 
 /** What the worker bills; the repository files it in the application's billing feed. */

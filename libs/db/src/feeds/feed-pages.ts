@@ -3,7 +3,7 @@ import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { GroupCommitInserter } from '../shared/group-commit';
+import { GroupCommitInserter } from '../internal/group-commit';
 import { FeedDirectory } from './feed-directory.schema';
 import { FeedRow } from './feed-row.schema';
 

@@ -29,7 +29,7 @@ export class Task {
   @Prop({ type: MongooseSchema.Types.Mixed }) usage?: Record<string, number>;
   @Prop({ type: Number, default: 0 }) cost: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
-  /** UTC day (YYYY-MM-DD) for roll-ups without date operators (DESIGN §5). */
+  /** UTC day (YYYY-MM-DD) for roll-ups without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;
 }
 

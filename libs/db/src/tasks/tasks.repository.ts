@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
-import { GroupCommitInserter } from '../shared/group-commit';
-import { reviveDates } from '../shared/revive-dates';
+import { GroupCommitInserter } from '../internal/group-commit';
+import { reviveDates } from '../internal/revive-dates';
 import { Task, TaskResult } from './task.schema';
 
 export type TaskRecord = Task;

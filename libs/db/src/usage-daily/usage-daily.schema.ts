@@ -1,7 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
 /**
- * Per application, model and UTC day: what the console charts. Maintained with $inc upserts (DESIGN §5). The key's
+ * Per application, model and UTC day: what the console charts. Maintained with $inc upserts (docs/contracts.md, collections). The key's
  * parts live only in `_id`: a 30-day chart returns about a hundred of these, and FerretDB's cost per document grows
  * with its fields.
  */

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
-import { reviveDates } from '../shared/revive-dates';
+import { reviveDates } from '../internal/revive-dates';
 import { WebhookDelivery } from './webhook-delivery.schema';
 
 /** What a delivery attempt reports; the repository adds the id, the day and the feed place. */

@@ -28,7 +28,7 @@ export class WebhookDelivery {
   @Prop({ required: true }) durationMs: number;
   @Prop({ type: String }) responseSnippet?: string;
   @Prop({ type: Date, required: true }) createdAt: Date;
-  /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (DESIGN §5). */
+  /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;
   /** Its page in the application's `webhooks` feed (FeedPages): what the 30-day prune deletes by. */
   @Prop({ required: true }) page: string;

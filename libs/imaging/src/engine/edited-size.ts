@@ -8,7 +8,7 @@ import { withoutUnwanted } from './negative-prompt';
  * The size the local engine's edit of inputs of these sizes comes to before it is fitted to the output: a 600×400
  * input rotated by 90° gives 400×600, two 512×512 inputs side by side 1024×512. `outputGeometry(editedSize(…))`
  * gives an output of the edited picture's shape rather than the last input's (no letterboxing); whether to use it
- * is the caller's choice (DESIGN §4 names the last input).
+ * is the caller's choice (docs/contracts.md names the last input).
  */
 export function editedSize(inputs: OutputSize[], prompt: string, negativePrompt?: string): OutputSize {
   const plan = parseInstruction(prompt, inputs.length);

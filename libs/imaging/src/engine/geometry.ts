@@ -1,4 +1,4 @@
-// Output geometry of an image edit (DESIGN §4): the requested size, else the last input's aspect at about 1024×1024.
+// Output geometry of an image edit (docs/contracts.md): the requested size, else the last input's aspect at about 1024×1024.
 
 export interface OutputSize {
   width: number;
@@ -12,7 +12,7 @@ const MIN_SIDE = 512;
 const MAX_SIDE = 2048;
 
 /**
- * Output geometry (DESIGN §4): with `size`, exactly that; without, the aspect ratio of `last` at about 1024×1024 pixels.
+ * Output geometry (docs/contracts.md): with `size`, exactly that; without, the aspect ratio of `last` at about 1024×1024 pixels.
  *
  * Rounding: the ideal sides keep width × height = 1024² at the input's aspect; each is then rounded to the nearest
  * multiple of 16 (what image codecs and upstream models handle best) and clamped to 512–2048, the range `size`

@@ -1,4 +1,4 @@
-// The visible "AI generated" mark (DESIGN §4 `watermark: true`), for local and upstream outputs alike.
+// The visible "AI generated" mark (docs/contracts.md, `watermark: true`), for local and upstream outputs alike.
 import { decodeRaster, encodePng, Raster, solidRaster } from './raster';
 import { overlay, renderText } from './text-overlay';
 

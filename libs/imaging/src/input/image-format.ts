@@ -1,4 +1,4 @@
-/** The input formats DESIGN §4 accepts, told apart by their leading bytes. */
+/** The input formats docs/contracts.md accepts, told apart by their leading bytes. */
 export type ImageFormat = 'jpeg' | 'png' | 'bmp' | 'tiff' | 'webp' | 'gif';
 
 export const SUPPORTED_FORMATS_LABEL = 'JPEG, PNG, BMP, TIFF, WEBP, GIF';

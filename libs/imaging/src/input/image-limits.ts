@@ -1,4 +1,4 @@
-/** Largest accepted image, measured after base64 decoding (DESIGN §4: ≤ 10 MB decoded). */
+/** Largest accepted image, measured after base64 decoding (docs/contracts.md: ≤ 10 MB decoded). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGE_BYTES_LABEL = '10 MB';
 

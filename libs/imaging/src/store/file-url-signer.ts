@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 export type UrlCheck = 'valid' | 'expired' | 'invalid';
 
 /**
- * Signed, expiring file URLs (DESIGN §4): `/v1/files/{id}?exp=<unix seconds>&sig=<base64url HMAC-SHA256(id.exp)>`.
+ * Signed, expiring file URLs (docs/contracts.md): `/v1/files/{id}?exp=<unix seconds>&sig=<base64url HMAC-SHA256(id.exp)>`.
  * The key is derived from MASTER_KEY for this one purpose, so it never doubles as the Secret Key cipher key.
  */
 @Injectable()

@@ -29,7 +29,7 @@ const DUPLICATE_KEY = 11000;
 const SWEEP_BATCH = 500;
 
 /**
- * Image bytes in GridFS (DESIGN §5): bucket `images` holds generated images behind signed URLs, bucket `inputs`
+ * Image bytes in GridFS (docs/contracts.md, collections): bucket `images` holds generated images behind signed URLs, bucket `inputs`
  * holds request images too large to travel inside a job. Neither is ever read by an id the caller chose.
  * A file's `filename` is the UTC hour it expires in (`expires|YYYY-MM-DDTHH`): the driver indexes filename, so the
  * sweep finds an hour's files by equality, which the embedded database serves by index where it would scan for a

@@ -5,7 +5,7 @@ import { QueueName } from '@gateway/queue';
 import { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 
-/** Liveness says the process answers; readiness that Redis and MongoDB do too (DESIGN §7). */
+/** Liveness says the process answers; readiness that Redis and MongoDB do too (docs/operations.md). */
 @Controller('health')
 export class HealthController {
   constructor(

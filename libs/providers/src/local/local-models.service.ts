@@ -18,7 +18,7 @@ interface ModelsManifest {
 }
 
 /**
- * The worker's local models, loaded once per process when it starts (DESIGN §6 `local`): a chat model and a
+ * The worker's local models, loaded once per process when it starts (docs/architecture.md, providers): a chat model and a
  * sentence-embedding model in one worker thread, with inference concurrency capped per model. A worker with
  * LOCAL_MODELS=off, one serving only other queues (webhooks, maintenance), or one without model files loads
  * nothing, and its local routes fail over to the next route.

@@ -70,7 +70,7 @@ export class LocalProvider implements ModelProvider {
     // the rule-based expansion; the rewrite is what revised_prompt shows.
     const prompt = call.promptExtend ? extendPrompt(call.prompt, call.images.length) : call.prompt;
     // Without a size, the output takes the edited picture's shape (a rotated or side-by-side result is not
-    // letterboxed); for edits that keep the shape that is the last image's aspect, as DESIGN §4 asks.
+    // letterboxed); for edits that keep the shape that is the last image's aspect, as docs/contracts.md asks.
     const output = call.size ?? outputGeometry(editedSize(call.images, prompt, call.negativePrompt));
     const result = await this.editor.edit({
       images: call.images.map((image) => image.data),
@@ -81,7 +81,7 @@ export class LocalProvider implements ModelProvider {
       output,
       watermark: call.watermark ?? false,
     });
-    // The prompt as used (cut, or rewritten, DESIGN §4), then the editor's account of what it applied and what not.
+    // The prompt as used (cut, or rewritten, docs/contracts.md), then the editor's account of what it applied and what not.
     return { image: result.png, revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}`, watermarked: true, shaped: true };
   }
 

@@ -14,7 +14,7 @@ type CacheEntry = { principal: Principal } | { invalid: true };
 const INVALID_TTL_MS = 5_000;
 
 /**
- * Bearer authentication served from memory (DESIGN §4): a key is looked up in MongoDB at most once per
+ * Bearer authentication served from memory (docs/contracts.md): a key is looked up in MongoDB at most once per
  * AUTH_CACHE_TTL_MS. An expired entry is served at once while it refreshes in the background, so the hot path never
  * waits on MongoDB for a known key, and while MongoDB is unreachable a key seen before keeps working.
  */

@@ -12,7 +12,7 @@ export interface Principal {
   tokenQuota: number;
   ipWhitelist: string[];
   allowList: IpAllowList;
-  /** Finished tasks are announced to the application's callback URL (DESIGN §4 webhooks). */
+  /** Finished tasks are announced to the application's callback URL (docs/contracts.md, webhooks). */
   webhooks: boolean;
   /** A rotated key in its grace period stops working at this time (epoch ms). */
   keyExpiresAt?: number;

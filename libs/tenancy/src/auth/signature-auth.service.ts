@@ -21,7 +21,7 @@ export interface SignedRequest {
   rawBody?: Buffer;
 }
 
-/** The string a client signs: METHOD\nPATH\nTIMESTAMP\nNONCE\nhex SHA-256 of the body (DESIGN §4). */
+/** The string a client signs: METHOD\nPATH\nTIMESTAMP\nNONCE\nhex SHA-256 of the body (docs/contracts.md). */
 export function signingString(method: string, url: string, timestamp: string, nonce: string, body: Buffer | string = ''): string {
   const bodyHash = createHash('sha256').update(body).digest('hex');
   return `${method.toUpperCase()}\n${url}\n${timestamp}\n${nonce}\n${bodyHash}`;

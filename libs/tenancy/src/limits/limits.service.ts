@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal';
 
 /**
  * Checks every limit of the application first and applies them only if all pass, so a rejected request
- * consumes nothing (DESIGN §4). Server clock throughout; one round trip.
+ * consumes nothing (docs/contracts.md). Server clock throughout; one round trip.
  * KEYS: daily counter, minute counter, concurrency leases (zset), token counter.
  * ARGV: daily limit, rpm, concurrency, token quota, lease id, lease ms, tokens to reserve, daily key ttl (s).
  * Returns {code, dailyUsed}: 0 admitted, 1 daily, 2 rpm, 3 concurrency, 4 quota.

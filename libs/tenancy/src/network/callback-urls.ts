@@ -4,7 +4,7 @@ import { assertCallbackUrl } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 
 /**
- * The save-time SSRF check of callback URLs (DESIGN §4 webhooks): loopback, private and metadata destinations are
+ * The save-time SSRF check of callback URLs (docs/contracts.md, webhooks): loopback, private and metadata destinations are
  * refused unless the operator allowed them (OUTBOUND_ALLOW_CIDRS, or OUTBOUND_ALLOW_PRIVATE in development).
  */
 @Injectable()

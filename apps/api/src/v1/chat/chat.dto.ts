@@ -33,7 +33,7 @@ function IsStop(): PropertyDecorator {
   });
 }
 
-/** The OpenAI-compatible subset of DESIGN §4; any other field is refused. */
+/** The OpenAI-compatible subset of docs/contracts.md; any other field is refused. */
 export class ChatCompletionRequestDto {
   @IsString() @IsNotEmpty() @MaxLength(200)
   model: string;

@@ -12,7 +12,7 @@ export interface CheckedEmbeddingsRequest {
   estimatedTokens: number;
 }
 
-/** The catalog's per-model rules for an embeddings request (DESIGN §4). */
+/** The catalog's per-model rules for an embeddings request (docs/contracts.md). */
 @Injectable()
 export class EmbeddingsRequestService {
   constructor(private readonly catalog: CatalogService) {}

@@ -4,7 +4,7 @@ import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
 /**
- * Generated images behind signed, expiring URLs (DESIGN §4). The URL itself is the credential, so there is no
+ * Generated images behind signed, expiring URLs (docs/contracts.md). The URL itself is the credential, so there is no
  * API key: a client can hand it to a browser or another service until it expires.
  */
 @Controller('v1/files')

@@ -19,7 +19,7 @@ export type CheckedImage = { url: string } | { bytes: Buffer };
 /** The job's request, except that images are not stored yet (that waits for admission) and the origin is unknown. */
 export type CheckedImageEdit = Omit<ImageEditJob, keyof TaskEnvelope | 'images' | 'publicBaseUrl'> & { spec: ModelSpec; images: CheckedImage[] };
 
-/** Every image-edit rule of the spec and DESIGN §4 that can be judged before the job runs. */
+/** Every image-edit rule of the spec and docs/contracts.md that can be judged before the job runs. */
 @Injectable()
 export class ImageEditRequestService {
   constructor(private readonly catalog: CatalogService) {}
@@ -44,7 +44,7 @@ export class ImageEditRequestService {
     };
   }
 
-  /** What a model cannot do is refused rather than silently ignored (DESIGN §4). */
+  /** What a model cannot do is refused rather than silently ignored (docs/contracts.md). */
   private checkModelSupport(spec: ModelSpec, parameters: NonNullable<ImageEditRequestDto['parameters']>): void {
     const maxN = spec.limits.max_n ?? 1;
     if (parameters.n !== undefined && parameters.n > maxN) {

@@ -10,7 +10,7 @@ export class ImageEditContentDto {
   @IsOptional() @IsString() @MaxLength(14_000_000)
   image?: string;
 
-  /** Longer texts are cut to 800 code points, not refused (DESIGN §4); this only bounds the work. */
+  /** Longer texts are cut to 800 code points, not refused (docs/contracts.md); this only bounds the work. */
   @IsOptional() @IsString() @MaxLength(100_000)
   text?: string;
 }

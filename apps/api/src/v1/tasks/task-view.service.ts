@@ -81,7 +81,7 @@ function present(record: TaskRecord, body: string | null, resultExpired: boolean
   };
 }
 
-/** The `error` object of the envelope the synchronous call answered (DESIGN §4), with its HTTP status. */
+/** The `error` object of the envelope the synchronous call answered (docs/contracts.md), with its HTTP status. */
 function errorView(error: { code: string; message: string; param?: string; status?: number }) {
   const known = ERROR_CODES[error.code as ErrorCode];
   return { code: error.code, message: error.message, param: error.param ?? null, type: known?.type ?? 'api_error', status: error.status ?? known?.status ?? 500 };
