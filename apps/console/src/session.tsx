@@ -5,9 +5,9 @@ import type { SessionUser, SignedIn } from './api/types';
 interface SessionState {
   /** undefined while the first look-up runs; null when signed out. */
   user: SessionUser | null | undefined;
-  signIn(email: string, password: string): Promise<void>;
-  signUp(email: string, password: string, invitation?: string): Promise<void>;
-  signOut(): Promise<void>;
+  signIn: (email: string, password: string) => Promise<void>;
+  signUp: (email: string, password: string, invitation?: string) => Promise<void>;
+  signOut: () => Promise<void>;
 }
 
 const SessionContext = createContext<SessionState | null>(null);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { CAPABILITIES, Capability } from '@gateway/contracts';
 import { parse } from 'yaml';
-import { Capability, ModelSpec, ProviderName, RouteSpec } from './catalog.types';
+import { ModelSpec, ProviderName, RouteSpec } from './catalog.types';
 
-const CAPABILITIES: Capability[] = ['image-edit', 'embeddings', 'chat'];
 const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
 
 export interface CatalogFile {

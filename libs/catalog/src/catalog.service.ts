@@ -1,7 +1,8 @@
 import { AppConfig, GatewayError } from '@gateway/common';
+import { Capability } from '@gateway/contracts';
 import { Injectable } from '@nestjs/common';
 import { loadCatalogFile } from './catalog-loader';
-import { Capability, ModelSpec, ResolvedModel, ResolvedRoute } from './catalog.types';
+import { ModelSpec, ResolvedModel, ResolvedRoute } from './catalog.types';
 
 /** The model catalog with aliases resolved and each route joined to its configured upstream. */
 @Injectable()
@@ -27,6 +28,16 @@ export class CatalogService {
 
   find(id: string): ModelSpec | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * The model a job names (its resolved id). Missing only when this process's catalog differs from the api's: a
+   * deployment fault, not the caller's, hence a plain Error.
+   */
+  get(id: string): ModelSpec {
+    const spec = this.byId.get(id);
+    if (!spec) throw new Error(`model "${id}" is not in this process's catalog`);
+    return spec;
   }
 
   /** The model behind `id` (an id or alias) for `capability`, with the routes this deployment can reach. */

@@ -1,4 +1,5 @@
-export type Capability = 'image-edit' | 'embeddings' | 'chat';
+import type { Capability } from '@gateway/contracts';
+
 export type ProviderName = 'local' | 'openai-compatible' | 'dashscope';
 
 export interface RouteSpec {

@@ -1,3 +1,4 @@
+import { CAPABILITIES, Capability } from './endpoints';
 import { isValidIpEntry } from './ip-entry';
 
 /**
@@ -6,8 +7,6 @@ import { isValidIpEntry } from './ip-entry';
  */
 export const APPLICATION_TYPES = ['web', 'mobile', 'backend'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
-export const CAPABILITIES = ['image-edit', 'embeddings', 'chat'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
 
 /** Longest text, in characters. */
 export const TEXT_FIELDS = { name: 100, description: 1000, usage_scenario: 1000, callback_url: 2048 } as const;

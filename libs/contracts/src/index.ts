@@ -1,3 +1,4 @@
+export * from './endpoints';
 export * from './application-fields';
 export * from './ip-entry';
 export * from './webhook-outcomes';

@@ -1,16 +1,10 @@
 import { AppConfig } from '@gateway/common';
+import { outboundPolicy, SafeFetcher } from '@gateway/outbound';
 import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
 import { LocalEditEngine } from './engine';
-import { OutboundPolicy, SafeFetcher } from './fetch';
 import { MAX_IMAGE_BYTES } from './input';
 import { FileUrlSigner } from './store/file-url-signer';
 import { ImageStore } from './store/image-store';
-
-/** Where outbound requests to caller-supplied URLs may go (image URLs now, webhook callbacks too). */
-export function outboundPolicy(config: AppConfig): OutboundPolicy {
-  const allowCidrs = config.OUTBOUND_ALLOW_CIDRS.split(',').map((cidr) => cidr.trim()).filter(Boolean);
-  return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, allowCidrs };
-}
 
 /** An image URL that redirects more often than this counts as unreachable. */
 const MAX_REDIRECTS = 3;

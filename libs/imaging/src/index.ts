@@ -1,5 +1,4 @@
 export * from './input';
-export * from './fetch';
 export * from './engine';
 export * from './store/file-url-signer';
 export * from './store/image-store';

@@ -1,4 +1,4 @@
-import type { ResolvedRoute } from '@gateway/catalog';
+import { CatalogService, ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { LeaseSemaphore } from '@gateway/queue';
@@ -8,7 +8,9 @@ import { Logger } from 'pino';
 import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalProvider } from './local/local.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
-import { ModelProvider, ProviderError } from './provider.types';
+import {
+  ChatAnswer, ChatCall, ChatChunk, EmbeddingsAnswer, EmbeddingsCall, ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError,
+} from './provider.types';
 
 export interface RoutedAnswer<T> {
   value: T;
@@ -17,7 +19,13 @@ export interface RoutedAnswer<T> {
   providerMs: number;
 }
 
-type Operation = 'embed' | 'chat' | 'chatStream' | 'editImage';
+/** The optional operations of ModelProvider; a route whose provider lacks one is skipped for it. */
+type Operation = 'embed' | 'chat' | 'streamChat' | 'editImage';
+type Offering<O extends Operation> = ModelProvider & Required<Pick<ModelProvider, O>>;
+
+function offers<O extends Operation>(provider: ModelProvider | undefined, operation: O): provider is Offering<O> {
+  return typeof provider?.[operation] === 'function';
+}
 
 /**
  * Calls a model through its routes (docs/architecture.md, providers): retryable failures (network, timeout, 429, 5xx) are retried with
@@ -34,6 +42,7 @@ export class ProviderRouter {
 
   constructor(
     config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly semaphore: LeaseSemaphore,
     local: LocalProvider,
     openAiCompatible: OpenAiCompatibleProvider,
@@ -50,17 +59,50 @@ export class ProviderRouter {
     });
   }
 
-  async call<T>(
+  embed(modelId: string, call: EmbeddingsCall): Promise<RoutedAnswer<EmbeddingsAnswer>> {
+    return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call));
+  }
+
+  chat(modelId: string, call: ChatCall): Promise<RoutedAnswer<ChatAnswer>> {
+    return this.throughRoutes(modelId, 'chat', (provider, route) => provider.chat(route, call));
+  }
+
+  /**
+   * A streamed completion, each chunk handed to `onChunk` as it arrives. Once a chunk has been handed on, a failure
+   * ends the stream (UpstreamError) instead of retrying or falling back, which would repeat text already sent.
+   */
+  streamChat(modelId: string, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<RoutedAnswer<ChatAnswer>> {
+    let handedOn = 0;
+    const relay = async (chunk: ChatChunk) => {
+      await onChunk(chunk);
+      handedOn++;
+    };
+    return this.throughRoutes(modelId, 'streamChat', async (provider, route) => {
+      try {
+        return await provider.streamChat(route, call, relay, signal);
+      } catch (error) {
+        if (handedOn > 0 && error instanceof ProviderError) throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
+        throw error;
+      }
+    });
+  }
+
+  /** One output image; an edit of n images makes n calls. */
+  editImage(modelId: string, call: ImageEditCall): Promise<RoutedAnswer<ImageEditAnswer>> {
+    return this.throughRoutes(modelId, 'editImage', (provider, route) => provider.editImage(route, call));
+  }
+
+  /** Tries the model's routes in catalog order, skipping those whose provider cannot do `operation`. */
+  private async throughRoutes<O extends Operation, T>(
     modelId: string,
-    routes: ResolvedRoute[],
-    operation: Operation,
-    invoke: (provider: ModelProvider, route: ResolvedRoute) => Promise<T>,
+    operation: O,
+    invoke: (provider: Offering<O>, route: ResolvedRoute) => Promise<T>,
   ): Promise<RoutedAnswer<T>> {
     const started = performance.now();
     let lastFailure = 'no route can serve this model';
-    for (const route of routes) {
+    for (const route of this.catalog.routesOf(modelId)) {
       const provider = this.providers[route.provider];
-      if (!provider?.[operation]) continue;
+      if (!offers(provider, operation)) continue;
       try {
         const value = await this.retryPolicy.execute(() => this.attempt(provider, route, () => invoke(provider, route)));
         return { value, route, providerMs: performance.now() - started };

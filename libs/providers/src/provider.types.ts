@@ -81,7 +81,7 @@ export interface ModelProvider {
    * A streamed chat completion: every chunk goes to `onChunk` as it arrives; resolves with the whole answer once
    * the stream ends, or once `signal` aborts it (then with what was generated so far, finish reason `cancelled`).
    */
-  chatStream?(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<ChatAnswer>;
+  streamChat?(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<ChatAnswer>;
   editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
 }
 

@@ -1,17 +1,30 @@
 import type { SerializedError } from '@gateway/common';
+import { Endpoint, ENDPOINTS } from '@gateway/contracts';
 
-/** Every queue of the system. A worker refuses to boot when a queue it serves has no processor. */
-export enum QueueName {
-  ImageEdit = 'image-edit',
-  Chat = 'chat',
-  Embeddings = 'embeddings',
-  Webhooks = 'webhooks',
-  Maintenance = 'maintenance',
+/**
+ * Every queue of the system: one per task endpoint, named by the endpoints table, and the worker's own two. A
+ * worker refuses to boot when a queue it serves has no processor.
+ */
+export const QueueName = {
+  ImageEdit: ENDPOINTS.imageEdit.queue,
+  Chat: ENDPOINTS.chat.queue,
+  Embeddings: ENDPOINTS.embeddings.queue,
+  Webhooks: 'webhooks',
+  Maintenance: 'maintenance',
+} as const;
+export type QueueName = (typeof QueueName)[keyof typeof QueueName];
+/** Each queue's name as a type, as in `TaskProcessor<QueueName.Chat>`. */
+export declare namespace QueueName {
+  export type ImageEdit = typeof QueueName.ImageEdit;
+  export type Chat = typeof QueueName.Chat;
+  export type Embeddings = typeof QueueName.Embeddings;
+  export type Webhooks = typeof QueueName.Webhooks;
+  export type Maintenance = typeof QueueName.Maintenance;
 }
 
 /** The queues whose jobs are API tasks answered to a waiting caller. */
-export const TASK_QUEUES = [QueueName.Embeddings, QueueName.Chat, QueueName.ImageEdit] as const;
-export type TaskQueueName = (typeof TASK_QUEUES)[number];
+export type TaskQueueName = Endpoint['queue'];
+export const TASK_QUEUES: readonly TaskQueueName[] = Object.values(ENDPOINTS).map((endpoint) => endpoint.queue);
 
 /** What an admitted request holds until its task ends: a concurrency slot and reserved tokens (docs/contracts.md, limits). */
 export interface Admission {

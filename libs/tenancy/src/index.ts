@@ -15,4 +15,3 @@ export * from './console/console-sessions.service';
 export * from './console/console-applications.service';
 export * from './console/console-operators.service';
 export * from './console/console.module';
-export * from './network/callback-urls';

@@ -2,5 +2,4 @@ export * from './webhook-signature';
 export * from './webhook-event';
 export * from './retry-schedule';
 export * from './webhook-sender';
-export * from './callback-url';
 export * from './webhook-jobs.service';

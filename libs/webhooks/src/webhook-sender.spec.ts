@@ -1,4 +1,4 @@
-import { DEFAULT_OUTBOUND_POLICY, HostResolver, OutboundPolicy } from '@gateway/imaging';
+import { DEFAULT_OUTBOUND_POLICY, HostResolver, OutboundPolicy } from '@gateway/outbound';
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { signWebhookMessage, verifyWebhookSignature, WebhookMessage } from './webhook-signature';

@@ -1,4 +1,15 @@
-import { createGuardedAgent, FetchFailedError, HostResolver, OutboundPolicy, parseOutboundUrl, UnsafeUrlError } from '@gateway/imaging';
+import {
+  createGuardedAgent,
+  FetchFailedError,
+  formatDuration,
+  HostResolver,
+  isTlsTrustError,
+  OutboundPolicy,
+  parseOutboundUrl,
+  readCappedBody,
+  ResponseBody,
+  UnsafeUrlError,
+} from '@gateway/outbound';
 import { performance } from 'node:perf_hooks';
 import { Agent, Dispatcher, request } from 'undici';
 import { WebhookMessage } from './webhook-signature';
@@ -78,12 +89,12 @@ export class WebhookSender {
     const guardError = findInChain(error, (e) => e instanceof UnsafeUrlError || e instanceof FetchFailedError);
     if (guardError instanceof UnsafeUrlError) return { outcome: 'rejected', error: guardError.message };
     if (guardError) return { outcome: 'retry', error: guardError.message };
-    if (signal.aborted) return { outcome: 'retry', error: `no answer within ${formatMilliseconds(this.timeoutMs)}` };
+    if (signal.aborted) return { outcome: 'retry', error: `no answer within ${formatDuration(this.timeoutMs)}` };
 
     const code = String(findInChain(error, (e) => typeof (e as NodeJS.ErrnoException).code === 'string')?.code ?? '');
     if (code === 'ECONNREFUSED') return { outcome: 'retry', error: `${url.host} refused the connection` };
     if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return { outcome: 'retry', error: `${url.host} closed the connection` };
-    if (TLS_TRUST_ERRORS.test(code)) return { outcome: 'retry', error: `${url.host} presented a TLS certificate that is not trusted` };
+    if (isTlsTrustError(code)) return { outcome: 'retry', error: `${url.host} presented a TLS certificate that is not trusted` };
     const detail = /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
     return { outcome: 'retry', error: `could not reach ${url.host}${detail}` };
   }
@@ -100,24 +111,10 @@ function classifyStatus(status: number): Pick<DeliveryResult, 'outcome' | 'error
 }
 
 /** The start of the response body as text; whatever goes wrong reading it, the status alone decides the outcome. */
-async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  // Stopping early destroys the body, which would otherwise emit an unhandled abort error.
-  body.on('error', () => undefined);
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk as Buffer);
-      received += (chunk as Buffer).length;
-      if (received >= SNIPPET_BYTES) break;
-    }
-  } catch {
-    // Timed out or reset mid-body: keep what arrived.
-  } finally {
-    // A body left unread holds its connection.
-    body.destroy();
-  }
-  const text = Buffer.concat(chunks, received).toString('utf8').slice(0, SNIPPET_CHARS).trim();
+async function readSnippet(body: ResponseBody): Promise<string | undefined> {
+  // Timed out or reset mid-body: what arrived is still worth showing.
+  const { bytes } = await readCappedBody(body, SNIPPET_BYTES);
+  const text = bytes.toString('utf8').slice(0, SNIPPET_CHARS).trim();
   return text || undefined;
 }
 
@@ -129,10 +126,4 @@ function findInChain(error: unknown, predicate: (candidate: Error) => boolean): 
     current = (current as Error).cause;
   }
   return undefined;
-}
-
-const TLS_TRUST_ERRORS = /^(CERT_|ERR_TLS_CERT_ALTNAME_INVALID$|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/;
-
-function formatMilliseconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -28,6 +28,8 @@ export function toGatewayError(exception: unknown): GatewayError {
     const status = exception.getStatus();
     if (status === 404) return new GatewayError('NotFound', 'no such route; see GET /v1/models and the API reference');
     if (status === 413) return new GatewayError('PayloadTooLarge', 'the request body is too large');
+    // A failed readiness check (terminus): load balancers must see 503, and operators what does not answer.
+    if (status === 503) return new GatewayError('NotReady', `not ready: ${unhealthy(exception.getResponse())} does not answer`);
     if (status < 500) return new GatewayError('InvalidParameter', exception.message);
   }
   const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
@@ -41,4 +43,11 @@ export function toGatewayError(exception: unknown): GatewayError {
     return new GatewayError('InvalidParameter', `the request body is not valid JSON: ${fastifyError.message ?? ''}`.trim());
   }
   return new GatewayError('InternalError', 'an internal error occurred; quote the request id when reporting it');
+}
+
+/** The names of the failed indicators in a terminus report (`{ error: { redis: { status: 'down' } } }`). */
+function unhealthy(report: unknown): string {
+  const failed = typeof report === 'object' && report !== null && 'error' in report ? report.error : undefined;
+  const names = typeof failed === 'object' && failed !== null ? Object.keys(failed) : [];
+  return names.length > 0 ? names.join(', ') : 'a dependency';
 }

@@ -1,4 +1,5 @@
 import { GatewayError, LOGGER, newId } from '@gateway/common';
+import { Endpoint } from '@gateway/contracts';
 import { taskBase, TasksRepository } from '@gateway/db';
 import { Admission, PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
 import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
@@ -11,19 +12,17 @@ import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } fr
 
 export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
 
-/** What a /v1 controller needs to run a task: who asks, for which model, on which HTTP exchange. */
-export interface Submission<Q extends TaskQueueName> {
-  queue: Q;
-  endpoint: string;
-  /** The capability the application's scope must allow. */
-  capability: 'embeddings' | 'chat' | 'image-edit';
+/** What a /v1 controller needs to run a task: which endpoint, who asks, for which model, on which HTTP exchange. */
+export interface Submission<E extends Endpoint> {
+  /** Its row of the endpoints table: the queue, the capability the application's scope must allow, its name. */
+  endpoint: E;
   /** Tokens held against the quota until the task reports its real usage. */
   reserveTokens: number;
   principal: Principal;
   model: string;
   resolvedModel: string;
   /** The job's request, or how to make it once the request is admitted (e.g. storing large images). */
-  request: TaskRequest<Q> | ((taskId: string) => Promise<TaskRequest<Q>>);
+  request: TaskRequest<E['queue']> | ((taskId: string) => Promise<TaskRequest<E['queue']>>);
   http: { request: FastifyRequest; reply: FastifyReply };
 }
 
@@ -50,9 +49,9 @@ export class TaskSubmissionService {
   ) {}
 
   /** Resolves with the response body as JSON text, sent verbatim. */
-  async run<Q extends TaskQueueName>(submission: Submission<Q>): Promise<string> {
+  async run<E extends Endpoint>(submission: Submission<E>): Promise<string> {
     const { http, principal } = submission;
-    assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
+    assertInScope(principal, submission.endpoint.capability, [submission.model, submission.resolvedModel]);
     const mode = responseModeOf(http.request);
     const key = idempotencyKeyOf(http.request);
     if (key === undefined) return this.execute(submission, mode, newId('task'));
@@ -65,9 +64,9 @@ export class TaskSubmissionService {
    * A streamed answer (chat `stream: true`): enqueued like an async task, then relayed from the task's Redis
    * Stream as SSE. Not replayable, so an Idempotency-Key is refused rather than silently ignored.
    */
-  async stream<Q extends TaskQueueName>(submission: Submission<Q>): Promise<void> {
+  async stream<E extends Endpoint>(submission: Submission<E>): Promise<void> {
     const { http, principal } = submission;
-    assertInScope(principal, submission.capability, [submission.model, submission.resolvedModel]);
+    assertInScope(principal, submission.endpoint.capability, [submission.model, submission.resolvedModel]);
     if (responseModeOf(http.request) === 'async') {
       throw new GatewayError('UnsupportedParameter', 'stream: true cannot be combined with X-Async: enable', { param: 'X-Async' });
     }
@@ -79,7 +78,7 @@ export class TaskSubmissionService {
     await this.streamResponder.relay(taskId, http);
   }
 
-  private async execute<Q extends TaskQueueName>(submission: Submission<Q>, mode: ResponseMode | 'stream', taskId: string, hooks?: EnqueueHooks): Promise<string> {
+  private async execute<E extends Endpoint>(submission: Submission<E>, mode: ResponseMode | 'stream', taskId: string, hooks?: EnqueueHooks): Promise<string> {
     const { http, principal } = submission;
     let admission: Admission | undefined;
     let enqueued = false;
@@ -95,7 +94,7 @@ export class TaskSubmissionService {
       http.request.taskId = taskId;
       http.reply.header('x-task-id', taskId);
       if (mode === 'sync') return await this.hold(submission, payload, onEnqueued);
-      await this.gateway.submit(submission.queue, payload);
+      await this.gateway.submit(submission.endpoint.queue, payload);
       await onEnqueued();
       if (mode === 'stream') return '';
       http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
@@ -111,14 +110,14 @@ export class TaskSubmissionService {
   }
 
   /** Waits for the outcome; a 504 leaves the task running with its limits held, and its result retrievable. */
-  private async hold<Q extends TaskQueueName>(submission: Submission<Q>, payload: PayloadOf<Q>, onEnqueued: () => Promise<void>): Promise<string> {
+  private async hold<E extends Endpoint>(submission: Submission<E>, payload: PayloadOf<E['queue']>, onEnqueued: () => Promise<void>): Promise<string> {
     const { http } = submission;
     const onClose = () => {
       if (!http.reply.raw.writableFinished) void this.abandon(payload);
     };
     http.reply.raw.once('close', onClose);
     try {
-      const outcome = await this.gateway.submitAndWait(submission.queue, payload, onEnqueued);
+      const outcome = await this.gateway.submitAndWait(submission.endpoint.queue, payload, onEnqueued);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
       http.reply.header('content-type', 'application/json; charset=utf-8');
@@ -128,23 +127,23 @@ export class TaskSubmissionService {
     }
   }
 
-  private async prepare<Q extends TaskQueueName>(submission: Submission<Q>, taskId: string): Promise<TaskRequest<Q>> {
+  private async prepare<E extends Endpoint>(submission: Submission<E>, taskId: string): Promise<TaskRequest<E['queue']>> {
     return typeof submission.request === 'function' ? submission.request(taskId) : submission.request;
   }
 
-  private envelope<Q extends TaskQueueName>(submission: Submission<Q>, taskId: string, request: TaskRequest<Q>, admission: Admission): PayloadOf<Q> {
+  private envelope<E extends Endpoint>(submission: Submission<E>, taskId: string, request: TaskRequest<E['queue']>, admission: Admission): PayloadOf<E['queue']> {
     const envelope: TaskEnvelope = {
       taskId,
       appId: submission.principal.appId,
       requestId: submission.http.request.id,
       model: submission.model,
       resolvedModel: submission.resolvedModel,
-      endpoint: submission.endpoint,
+      endpoint: submission.endpoint.name,
       createdAt: Date.now(),
       ...(admission.leaseId || admission.reservedTokens ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),
     };
-    return { ...request, ...envelope } as PayloadOf<Q>;
+    return { ...request, ...envelope } as PayloadOf<E['queue']>;
   }
 
   /** The caller left before a worker took the job: nothing runs and nothing is billed. */

@@ -32,13 +32,25 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
     credentials: 'same-origin',
   });
   if (response.status === 204) return undefined as T;
-  const payload = await response.json().catch(() => null);
+  const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
-    const error = payload?.error ?? {};
+    const error = envelopeOf(payload);
     const retryAfter = Number(response.headers.get('retry-after'));
     throw new ApiError(response.status, error.code ?? 'InternalError', error.message ?? response.statusText, error.param, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }
   return payload as T;
+}
+
+/** The envelope's fields that are strings; none from an answer that is no envelope (a proxy's HTML page, say). */
+function envelopeOf(payload: unknown): { code?: string; message?: string; param?: string } {
+  const error = typeof payload === 'object' && payload !== null && 'error' in payload ? payload.error : undefined;
+  if (typeof error !== 'object' || error === null) return {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    code: 'code' in error ? text(error.code) : undefined,
+    message: 'message' in error ? text(error.message) : undefined,
+    param: 'param' in error ? text(error.param) : undefined,
+  };
 }
 
 export const get = <T>(path: string) => api<T>('GET', path);

@@ -2,14 +2,25 @@ import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Stack, Text
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
+import { useErrorText } from '../api/use-error-text';
 import { chooseLanguage, Language } from '../i18n';
 import { useSession } from '../session';
+import { notify } from './notify';
 
 export function Layout() {
   const { t, i18n } = useTranslation();
   const { user, signOut } = useSession();
   const navigate = useNavigate();
+  const explain = useErrorText();
   const [opened, { toggle, close }] = useDisclosure(false);
+  const leave = async () => {
+    try {
+      await signOut();
+      navigate('/sign-in');
+    } catch (error) {
+      notify(t('errors.generic', { message: explain(error) }), 'red');
+    }
+  };
   const links = [
     { to: '/applications', label: t('nav.applications') },
     { to: '/models', label: t('nav.models') },
@@ -26,7 +37,7 @@ export function Layout() {
           <Group gap="sm" wrap="nowrap">
             <LanguageSwitch value={i18n.language as Language} />
             <Text size="sm" visibleFrom="sm" c="dimmed">{user?.email}</Text>
-            <Button variant="subtle" size="compact-sm" onClick={() => signOut().then(() => navigate('/sign-in'))}>
+            <Button variant="subtle" size="compact-sm" onClick={() => void leave()}>
               {t('nav.signOut')}
             </Button>
           </Group>
@@ -53,7 +64,7 @@ export function LanguageSwitch({ value }: { value: Language }) {
       size="xs"
       aria-label={t('language.label')}
       value={value}
-      onChange={(language) => chooseLanguage(language as Language)}
+      onChange={(language) => chooseLanguage(language)}
       data={[
         { value: 'en', label: 'EN' },
         { value: 'zh-CN', label: '中文' },

@@ -9,6 +9,7 @@ import type { BillingRecordView, Page, UsagePoint } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
+import { notify } from './notify';
 
 interface DayTotals {
   day: string;
@@ -75,8 +76,13 @@ export default function UsagePanel({ appId }: { appId: string }) {
   const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({ records: [], next: null, loading: false });
   const loadBilling = async (cursor: string | null) => {
     setBilling((state) => ({ ...state, loading: true }));
-    const page = await get<Page<BillingRecordView>>(`/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    setBilling((state) => ({ records: cursor ? [...state.records, ...page.data] : page.data, next: page.next, loading: false }));
+    try {
+      const page = await get<Page<BillingRecordView>>(`/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      setBilling((state) => ({ records: cursor ? [...state.records, ...page.data] : page.data, next: page.next, loading: false }));
+    } catch (error) {
+      setBilling((state) => ({ ...state, loading: false }));
+      notify(t('errors.generic', { message: explain(error) }), 'red');
+    }
   };
   const exportCsv = () => {
     const url = URL.createObjectURL(new Blob([csvOf(billing.records)], { type: 'text/csv' }));
@@ -127,7 +133,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
       <Group justify="space-between">
         <Title order={3} size="h4">{t('usage.billing')}</Title>
         <Group>
-          <Button variant="light" onClick={() => loadBilling(null)} loading={billing.loading}>{t('usage.billing')}</Button>
+          <Button variant="light" onClick={() => void loadBilling(null)} loading={billing.loading}>{t('usage.billing')}</Button>
           <Button variant="default" onClick={exportCsv} disabled={billing.records.length === 0}>{t('usage.exportCsv')}</Button>
         </Group>
       </Group>
@@ -144,7 +150,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
           ])}
         />
       )}
-      {billing.next && <Button variant="subtle" onClick={() => loadBilling(billing.next)} loading={billing.loading}>{t('usage.more')}</Button>}
+      {billing.next && <Button variant="subtle" onClick={() => void loadBilling(billing.next)} loading={billing.loading}>{t('usage.more')}</Button>}
     </Stack>
   );
 }

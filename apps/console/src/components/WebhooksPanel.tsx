@@ -20,9 +20,13 @@ export function WebhooksPanel({ appId }: { appId: string }) {
   const first = useRequest(() => get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50`), [appId]);
   const records = [...(first.data?.data ?? []), ...(extra?.records ?? [])];
   const next = extra ? extra.next : first.data?.next ?? null;
-  const more = async () => {
-    const page = await get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50&cursor=${encodeURIComponent(next!)}`);
-    setExtra({ records: [...(extra?.records ?? []), ...page.data], next: page.next });
+  const more = async (cursor: string) => {
+    try {
+      const page = await get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50&cursor=${encodeURIComponent(cursor)}`);
+      setExtra({ records: [...(extra?.records ?? []), ...page.data], next: page.next });
+    } catch (error) {
+      notify(t('errors.generic', { message: explain(error) }), 'red');
+    }
   };
   const redeliver = async (delivery: WebhookDeliveryView) => {
     try {
@@ -47,10 +51,10 @@ export function WebhooksPanel({ appId }: { appId: string }) {
           <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome]}>{t(`webhooks.outcomes.${delivery.outcome}`)}</Badge>,
           delivery.http_status ?? '—',
           delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
-          <Button size="compact-xs" variant="light" onClick={() => redeliver(delivery)}>{t('webhooks.redeliver')}</Button>,
+          <Button size="compact-xs" variant="light" onClick={() => void redeliver(delivery)}>{t('webhooks.redeliver')}</Button>,
         ])}
       />
-      {next && <Button variant="subtle" onClick={more}>{t('usage.more')}</Button>}
+      {next && <Button variant="subtle" onClick={() => void more(next)}>{t('usage.more')}</Button>}
     </Stack>
   );
 }

@@ -23,7 +23,8 @@ export default function ApplicationPage() {
   const explain = useErrorText();
   const params = useParams();
   const navigate = useNavigate();
-  const id = params.id!;
+  const { id } = params;
+  if (!id) throw new Error('ApplicationPage is routed without an :id');
   const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
   const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
   if (error) return <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>;

@@ -18,7 +18,10 @@ export default function NewApplicationPage() {
     <Stack>
       <Title order={2}>{t('form.createTitle')}</Title>
       <ApplicationForm initial={EMPTY_APPLICATION} submitLabel={t('form.create')} onSubmit={create} />
-      <SecretsModal credentials={created?.credentials ?? null} onClose={() => navigate(`/applications/${created!.id}`)} />
+      <SecretsModal credentials={created?.credentials ?? null} onClose={() => {
+          // The modal opens only once the application exists.
+          if (created) navigate(`/applications/${created.id}`);
+        }} />
     </Stack>
   );
 }

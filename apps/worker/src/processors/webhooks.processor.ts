@@ -1,7 +1,7 @@
 import { AppConfig, LOGGER } from '@gateway/common';
 import { ApplicationRecord, ApplicationsRepository, TaskRecord, TasksRepository, WebhookDeliveriesRepository, WebhookDeliveryAttempt } from '@gateway/db';
-import { outboundPolicy } from '@gateway/imaging';
 import { MetricsService } from '@gateway/metrics';
+import { outboundPolicy } from '@gateway/outbound';
 import { QueueName, WebhookJob } from '@gateway/queue';
 import { SecretBox } from '@gateway/tenancy';
 import { buildWebhookEvent, parseRetrySchedule, retryDelayMs, signWebhookMessage, WEBHOOK_BACKOFF, WebhookSender, webhookIdOf } from '@gateway/webhooks';

@@ -1,6 +1,7 @@
-import { CatalogService, ModelSpec, tokenCost } from '@gateway/catalog';
+import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
-import { ChatAnswer, ChatChunk, ProviderError, ProviderRouter, RoutedAnswer } from '@gateway/providers';
+import { Pricing } from '@gateway/metering';
+import { ChatAnswer, ChatCall, ChatChunk, ProviderRouter, RoutedAnswer } from '@gateway/providers';
 import { ChatJob, TaskStreams } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { ExecutedTask } from './task-processor';
@@ -12,11 +13,16 @@ import { ExecutedTask } from './task-processor';
  */
 @Injectable()
 export class ChatTaskService {
-  constructor(private readonly catalog: CatalogService, private readonly router: ProviderRouter, private readonly streams: TaskStreams) {}
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly router: ProviderRouter,
+    private readonly pricing: Pricing,
+    private readonly streams: TaskStreams,
+  ) {}
 
   async execute(job: ChatJob): Promise<ExecutedTask> {
-    const spec = this.catalog.find(job.resolvedModel)!;
-    const answer = job.stream ? await this.stream(spec, job) : await this.complete(spec, job);
+    const spec = this.catalog.get(job.resolvedModel);
+    const answer = job.stream ? await this.stream(spec.id, job, job.stream) : await this.router.chat(spec.id, chatCall(job));
     const { content, finishReason, promptTokens, completionTokens } = answer.value;
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     return {
@@ -31,38 +37,24 @@ export class ChatTaskService {
       usage,
       provider: answer.route.provider,
       providerMs: answer.providerMs,
-      cost: tokenCost(spec, promptTokens, completionTokens),
+      cost: this.pricing.tokenCost(spec, promptTokens, completionTokens),
     };
-  }
-
-  private complete(spec: ModelSpec, job: ChatJob): Promise<RoutedAnswer<ChatAnswer>> {
-    return this.router.call(spec.id, this.catalog.routesOf(spec.id), 'chat', (provider, route) => provider.chat!(route, chatCall(job)));
   }
 
   /**
    * Chunks carry our completion id and the model id the caller used; the usage chunk goes out only if asked for.
-   * Once a chunk has reached the client, a failure ends the stream instead of retrying or falling back, which
-   * would repeat text the client already has.
+   * A client that went away stops generation at the next chunk.
    */
-  private async stream(spec: ModelSpec, job: ChatJob): Promise<RoutedAnswer<ChatAnswer>> {
+  private async stream(modelId: string, job: ChatJob, options: NonNullable<ChatJob['stream']>): Promise<RoutedAnswer<ChatAnswer>> {
     const stop = new AbortController();
-    let sent = 0;
     const forward = async (chunk: ChatChunk) => {
-      if (chunk.usage && (chunk.choices?.length ?? 0) === 0 && !job.stream!.includeUsage) return;
+      if (chunk.usage && (chunk.choices?.length ?? 0) === 0 && !options.includeUsage) return;
       const relayed = { created: Math.floor(job.createdAt / 1000), ...chunk, id: completionId(job), model: job.model };
       const { cancelled } = await this.streams.append(job.taskId, { chunk: JSON.stringify(relayed) });
-      sent++;
       if (cancelled) stop.abort();
     };
     try {
-      const answer = await this.router.call(spec.id, this.catalog.routesOf(spec.id), 'chatStream', async (provider, route) => {
-        try {
-          return await provider.chatStream!(route, chatCall(job), forward, stop.signal);
-        } catch (error) {
-          if (sent > 0 && error instanceof ProviderError) throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
-          throw error;
-        }
-      });
+      const answer = await this.router.streamChat(modelId, chatCall(job), forward, stop.signal);
       await this.streams.append(job.taskId, { done: true });
       return answer;
     } catch (error) {
@@ -73,7 +65,7 @@ export class ChatTaskService {
   }
 }
 
-function chatCall(job: ChatJob) {
+function chatCall(job: ChatJob): ChatCall {
   return { messages: job.messages, maxTokens: job.maxTokens, temperature: job.temperature, topP: job.topP, stop: job.stop, seed: job.seed, user: job.user };
 }
 

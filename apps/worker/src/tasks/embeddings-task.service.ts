@@ -1,6 +1,7 @@
 import { endianness } from 'node:os';
-import { CatalogService, tokenCost } from '@gateway/catalog';
+import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { Pricing } from '@gateway/metering';
 import { ProviderRouter } from '@gateway/providers';
 import { EmbeddingsJob } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
@@ -9,13 +10,11 @@ import { ExecutedTask } from './task-processor';
 /** Embeds a batch through the model's routes and shapes the OpenAI-compatible response. */
 @Injectable()
 export class EmbeddingsTaskService {
-  constructor(private readonly catalog: CatalogService, private readonly router: ProviderRouter) {}
+  constructor(private readonly catalog: CatalogService, private readonly router: ProviderRouter, private readonly pricing: Pricing) {}
 
   async execute(job: EmbeddingsJob): Promise<ExecutedTask> {
-    const spec = this.catalog.find(job.resolvedModel)!;
-    const answer = await this.router.call(spec.id, this.catalog.routesOf(spec.id), 'embed', (provider, route) =>
-      provider.embed!(route, { input: job.input, dimensions: job.dimensions, user: job.user }),
-    );
+    const spec = this.catalog.get(job.resolvedModel);
+    const answer = await this.router.embed(spec.id, { input: job.input, dimensions: job.dimensions, user: job.user });
     const vectors = answer.value.vectors.map((vector, index) => fitDimensions(vector, job.dimensions, index));
     const promptTokens = answer.value.promptTokens;
     return {
@@ -32,7 +31,7 @@ export class EmbeddingsTaskService {
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       provider: answer.route.provider,
       providerMs: answer.providerMs,
-      cost: tokenCost(spec, promptTokens),
+      cost: this.pricing.tokenCost(spec, promptTokens),
     };
   }
 }

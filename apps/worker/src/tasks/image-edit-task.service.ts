@@ -1,7 +1,7 @@
-import { CatalogService, imageCost, ModelSpec } from '@gateway/catalog';
-import { AppConfig, GatewayError, utcDay } from '@gateway/common';
-import { BillingRecordsRepository } from '@gateway/db';
+import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { AppConfig, GatewayError } from '@gateway/common';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
+import { ImageBilling, Pricing } from '@gateway/metering';
 import { countTokens, ProviderRouter } from '@gateway/providers';
 import { ImageEditJob } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
@@ -31,11 +31,12 @@ export class ImageEditTaskService {
     private readonly inputs: ImageInputs,
     private readonly store: ImageStore,
     private readonly signer: FileUrlSigner,
-    private readonly billing: BillingRecordsRepository,
+    private readonly pricing: Pricing,
+    private readonly billing: ImageBilling,
   ) {}
 
   async execute(job: ImageEditJob): Promise<ExecutedTask> {
-    const spec = this.catalog.find(job.resolvedModel)!;
+    const spec = this.catalog.get(job.resolvedModel);
     const images = await this.inputs.load(job);
     const output = outputGeometry(images[images.length - 1], job.size);
     const expiresAt = new Date(Date.now() + this.config.IMAGE_URL_TTL * 1000);
@@ -63,32 +64,28 @@ export class ImageEditTaskService {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      cost: imageCost(spec, delivered.length),
+      cost: this.pricing.imageCost(spec, delivered.length),
     };
   }
 
   /** Output `index`: a seeded variation, the same image whenever the job runs again. */
   private async generate(spec: ModelSpec, job: ImageEditJob, images: DecodedImage[], output: OutputSize, index: number, expiresAt: Date): Promise<DeliveredImage> {
-    const answer = await this.router.call(spec.id, this.catalog.routesOf(spec.id), 'editImage', (provider, route) =>
-      provider.editImage!(route, {
-        images: images.map((image) => ({ data: image.data, mime: mimeOf(image), width: image.width, height: image.height })),
-        prompt: job.prompt,
-        negativePrompt: job.negativePrompt,
-        size: job.size,
-        seed: (job.seed + index) % SEED_SPACE,
-        variation: index,
-        promptExtend: job.promptExtend,
-        watermark: job.watermark,
-      }),
-    );
+    const answer = await this.router.editImage(spec.id, {
+      images: images.map((image) => ({ data: image.data, mime: mimeOf(image), width: image.width, height: image.height })),
+      prompt: job.prompt,
+      negativePrompt: job.negativePrompt,
+      size: job.size,
+      seed: (job.seed + index) % SEED_SPACE,
+      variation: index,
+      promptExtend: job.promptExtend,
+      watermark: job.watermark,
+    });
     const fitted = answer.value.shaped ? answer.value.image : await fitToOutput(answer.value.image, output);
     const png = job.watermark && !answer.value.watermarked ? await stampWatermark(fitted) : fitted;
     const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
     await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt });
     // Billed as soon as it is stored: a rerun after a crash regenerates it under the same (task, index), billed once.
-    await this.billing.billImages([
-      { taskId: job.taskId, index, appId: job.appId, model: spec.id, unitPrice: spec.price.per_image ?? 0, currency: this.catalog.currency, day: utcDay(job.createdAt), createdAt: new Date() },
-    ]);
+    await this.billing.billImage(job, spec, index);
     return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
   }
 

@@ -1,5 +1,6 @@
 import { GatewayError } from '@gateway/common';
-import { DecodedImage, FetchFailedError, ImageInputError, ImageStore, SafeFetcher, UnsafeUrlError, decodeImage } from '@gateway/imaging';
+import { DecodedImage, ImageInputError, ImageStore, decodeImage } from '@gateway/imaging';
+import { FetchFailedError, SafeFetcher, UnsafeUrlError } from '@gateway/outbound';
 import { ImageEditJob, imageParam, ImageInputRef } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppConfig, LOGGER } from '@gateway/common';
-import { QueueName } from '@gateway/queue';
+import { TASK_QUEUES } from '@gateway/queue';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ProviderError } from '../provider.types';
 import { DimensionProjection } from './dimension-projection';
 import { LocalChatRequest, LocalChatResult, LocalModelHost } from './models/local-model-host';
 
-/** The queues whose tasks may reach a local model (image-edit through prompt_extend). */
-const QUEUES_USING_LOCAL_MODELS: string[] = [QueueName.Chat, QueueName.Embeddings, QueueName.ImageEdit];
+/** Every task queue may reach a local model (image-edit through prompt_extend). */
+const QUEUES_USING_LOCAL_MODELS: readonly string[] = TASK_QUEUES;
 
 /** What scripts/models.js writes next to the model files: where each one is. */
 interface ModelsManifest {

@@ -46,7 +46,7 @@ export class LocalProvider implements ModelProvider {
   }
 
   /** OpenAI-shaped chunks from the local model's text as it is generated: the role, the deltas, the finish, the usage. */
-  async chatStream(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+  async streamChat(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
     this.assertChatModel(route);
     const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
       object: 'chat.completion.chunk',

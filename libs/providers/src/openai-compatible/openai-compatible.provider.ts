@@ -83,7 +83,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
    * Passes the upstream's SSE chunks through as they arrive. Usage is always asked for (stream_options), so tokens
    * are counted even when the caller does not want the usage chunk; without one, the text is counted here.
    */
-  async chatStream(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+  async streamChat(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
     const payload = { ...chatPayload(route, call), stream: true, stream_options: { include_usage: true } };
     let content = '';
     let finishReason = 'stop';

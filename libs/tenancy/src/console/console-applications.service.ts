@@ -18,10 +18,10 @@ import {
   WebhookDeliveriesRepository,
   WebhookDelivery,
 } from '@gateway/db';
+import { CallbackUrls } from '@gateway/outbound';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { CredentialsService } from '../credentials/credentials.service';
-import { CallbackUrls } from '../network/callback-urls';
 
 export type ApplicationSettings = Omit<NewApplication, '_id' | 'secretKeyEnc' | 'ownerId'>;
 

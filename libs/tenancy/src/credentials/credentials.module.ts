@@ -1,5 +1,5 @@
+import { CallbackUrls } from '@gateway/outbound';
 import { Module } from '@nestjs/common';
-import { CallbackUrls } from '../network/callback-urls';
 import { CredentialsService } from './credentials.service';
 
 /** Applications and their credentials only: what the operator CLI needs, without Redis or request auth. */

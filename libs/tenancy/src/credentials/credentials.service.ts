@@ -1,6 +1,6 @@
 import { AppConfig, newId, randomBase62 } from '@gateway/common';
 import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
-import { CallbackUrls } from '../network/callback-urls';
+import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { SecretBox } from './secret-box';

@@ -1,5 +1,6 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { ENDPOINTS } from '@gateway/contracts';
 import { ChatJob, TaskEnvelope } from '@gateway/queue';
 import { countMessageTokens } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
@@ -14,7 +15,7 @@ export class ChatRequestService {
   constructor(private readonly catalog: CatalogService) {}
 
   check(dto: ChatCompletionRequestDto): { resolvedModel: string; estimatedTokens: number; request: Omit<ChatJob, keyof TaskEnvelope> } {
-    const { spec } = this.catalog.resolve(dto.model, 'chat');
+    const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.chat.capability);
     if (dto.stream_options && !dto.stream) {
       throw new GatewayError('InvalidParameter', 'stream_options is only allowed with stream: true', { param: 'stream_options' });
     }

@@ -1,4 +1,4 @@
-import { QueueName } from '@gateway/queue';
+import { ENDPOINTS } from '@gateway/contracts';
 import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -6,7 +6,7 @@ import { TaskSubmissionService } from '../task-submission.service';
 import { ChatCompletionRequestDto } from './chat.dto';
 import { ChatRequestService } from './chat-request.service';
 
-@Controller('v1/chat/completions')
+@Controller(ENDPOINTS.chat.path)
 @UseGuards(ApiAuthGuard)
 export class ChatController {
   constructor(private readonly requests: ChatRequestService, private readonly submissions: TaskSubmissionService) {}
@@ -22,9 +22,7 @@ export class ChatController {
   ) {
     const checked = this.requests.check(dto);
     const submission = {
-      queue: QueueName.Chat,
-      endpoint: 'chat.completions',
-      capability: 'chat',
+      endpoint: ENDPOINTS.chat,
       reserveTokens: checked.estimatedTokens,
       principal,
       model: dto.model,

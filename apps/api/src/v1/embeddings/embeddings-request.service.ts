@@ -1,5 +1,6 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { ENDPOINTS } from '@gateway/contracts';
 import { countTokens } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
 import { EmbeddingsRequestDto } from './embeddings.dto';
@@ -18,7 +19,7 @@ export class EmbeddingsRequestService {
   constructor(private readonly catalog: CatalogService) {}
 
   check(dto: EmbeddingsRequestDto): CheckedEmbeddingsRequest {
-    const { spec } = this.catalog.resolve(dto.model, 'embeddings');
+    const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.embeddings.capability);
     const limits = spec.limits;
     const input = typeof dto.input === 'string' ? [dto.input] : dto.input;
     if (limits.max_inputs && input.length > limits.max_inputs) {

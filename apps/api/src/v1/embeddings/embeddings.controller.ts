@@ -1,4 +1,4 @@
-import { QueueName } from '@gateway/queue';
+import { ENDPOINTS } from '@gateway/contracts';
 import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -6,7 +6,7 @@ import { TaskSubmissionService } from '../task-submission.service';
 import { EmbeddingsRequestDto } from './embeddings.dto';
 import { EmbeddingsRequestService } from './embeddings-request.service';
 
-@Controller('v1/embeddings')
+@Controller(ENDPOINTS.embeddings.path)
 @UseGuards(ApiAuthGuard)
 export class EmbeddingsController {
   constructor(private readonly requests: EmbeddingsRequestService, private readonly submissions: TaskSubmissionService) {}
@@ -21,9 +21,7 @@ export class EmbeddingsController {
   ) {
     const checked = this.requests.check(dto);
     return this.submissions.run({
-      queue: QueueName.Embeddings,
-      endpoint: 'embeddings',
-      capability: 'embeddings',
+      endpoint: ENDPOINTS.embeddings,
       reserveTokens: checked.estimatedTokens,
       principal,
       model: dto.model,

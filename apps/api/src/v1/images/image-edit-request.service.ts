@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { CatalogService, ModelSpec } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { ENDPOINTS } from '@gateway/contracts';
 import { ImageInputError, decodeBase64Image, isImageUrl, probeImage } from '@gateway/imaging';
 import { ImageEditJob, imageParam, TaskEnvelope } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
@@ -25,7 +26,7 @@ export class ImageEditRequestService {
   constructor(private readonly catalog: CatalogService) {}
 
   async check(dto: ImageEditRequestDto): Promise<CheckedImageEdit> {
-    const { spec } = this.catalog.resolve(dto.model, 'image-edit');
+    const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.imageEdit.capability);
     const parameters = dto.parameters ?? {};
     this.checkModelSupport(spec, parameters);
     const { images, text } = splitContent(dto, spec.limits.max_images ?? 3);

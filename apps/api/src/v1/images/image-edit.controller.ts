@@ -1,6 +1,7 @@
 import { AppConfig } from '@gateway/common';
+import { ENDPOINTS } from '@gateway/contracts';
 import { ImageStore } from '@gateway/imaging';
-import { ImageInputRef, QueueName } from '@gateway/queue';
+import { ImageInputRef } from '@gateway/queue';
 import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,9 +9,7 @@ import { TaskSubmissionService } from '../task-submission.service';
 import { ImageEditRequestDto } from './image-edit.dto';
 import { CheckedImage, ImageEditRequestService } from './image-edit-request.service';
 
-export const IMAGE_EDIT_PATH = '/v1/images/edits';
-
-@Controller('v1/images/edits')
+@Controller(ENDPOINTS.imageEdit.path)
 @UseGuards(ApiAuthGuard)
 export class ImageEditController {
   constructor(
@@ -31,9 +30,7 @@ export class ImageEditController {
     const checked = await this.requests.check(dto);
     const { images, spec, ...parameters } = checked;
     return this.submissions.run({
-      queue: QueueName.ImageEdit,
-      endpoint: 'images/edits',
-      capability: 'image-edit',
+      endpoint: ENDPOINTS.imageEdit,
       reserveTokens: 0,
       principal,
       model: dto.model,

@@ -68,7 +68,7 @@ export default function SystemPage() {
             job.task_id ?? '—',
             <Text size="sm" lineClamp={2}>{job.reason}</Text>,
             job.failed_at ? new Date(job.failed_at).toLocaleString(i18n.language) : '—',
-            <Button size="compact-xs" variant="light" onClick={() => retry(job)}>{t('admin.retry')}</Button>,
+            <Button size="compact-xs" variant="light" onClick={() => void retry(job)}>{t('admin.retry')}</Button>,
           ])}
         />
       )}

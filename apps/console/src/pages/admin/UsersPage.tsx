@@ -51,7 +51,7 @@ export default function UsersPage() {
       <Paper withBorder p="md">
         <Group align="end">
           <TextInput label={t('admin.inviteEmail')} type="email" value={inviteEmail} onChange={(event) => setInviteEmail(event.currentTarget.value)} w={280} />
-          <Button onClick={invite}>{t('admin.invite')}</Button>
+          <Button onClick={() => void invite()}>{t('admin.invite')}</Button>
         </Group>
         {invitation && (
           <Stack gap={4} mt="sm">
@@ -94,7 +94,7 @@ export default function UsersPage() {
               key={account.id}
               aria-label={`${t('admin.disabled')} ${account.email}`}
               checked={account.disabled}
-              onChange={(event) => change(account, { disabled: event.currentTarget.checked })}
+              onChange={(event) => void change(account, { disabled: event.currentTarget.checked })}
             />,
           ])}
         />

@@ -1,3 +1,4 @@
+import type { AppConfig } from '@gateway/common';
 import ipaddr from 'ipaddr.js';
 
 /** Where the gateway may send requests to caller-supplied URLs (image URLs, webhook callbacks). */
@@ -9,6 +10,12 @@ export interface OutboundPolicy {
 }
 
 export const DEFAULT_OUTBOUND_POLICY: OutboundPolicy = { allowPrivate: false, allowCidrs: [] };
+
+/** The policy the operator configured (OUTBOUND_ALLOW_PRIVATE, OUTBOUND_ALLOW_CIDRS). */
+export function outboundPolicy(config: AppConfig): OutboundPolicy {
+  const allowCidrs = config.OUTBOUND_ALLOW_CIDRS.split(',').map((cidr) => cidr.trim()).filter(Boolean);
+  return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, allowCidrs };
+}
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];

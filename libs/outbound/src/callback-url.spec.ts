@@ -1,5 +1,6 @@
-import { DEFAULT_OUTBOUND_POLICY, HostResolver } from '@gateway/imaging';
 import { assertCallbackUrl } from './callback-url';
+import { HostResolver } from './dns-pinning';
+import { DEFAULT_OUTBOUND_POLICY } from './outbound-policy';
 
 function resolvingTo(...addresses: string[]): HostResolver {
   return async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));

@@ -1,8 +1,7 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
-import { FetchFailedError, UnsafeUrlError } from './fetch-errors';
-import { assertValidOutboundPolicy, OutboundPolicy, refusedAddressReason } from './outbound-policy';
+import { FetchFailedError, UnsafeUrlError } from './outbound-errors';
+import { OutboundPolicy, refusedAddressReason } from './outbound-policy';
 
 /** Resolves a host name to every address it has; dns.lookup (hosts file + resolver) unless a test injects one. */
 export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
@@ -20,7 +19,7 @@ export const systemResolver: HostResolver = (hostname) =>
  */
 export function guardedLookup(policy: OutboundPolicy, resolve: HostResolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    checkedAddresses(hostname, policy, resolve).then(
+    resolveAllowedAddresses(hostname, policy, resolve).then(
       (addresses) => {
         const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
         if (wanted.length === 0) return callback(new FetchFailedError(`could not resolve ${hostname}`), '');
@@ -33,16 +32,10 @@ export function guardedLookup(policy: OutboundPolicy, resolve: HostResolver = sy
 }
 
 /**
- * An undici Agent whose every new connection goes through guardedLookup. TLS keeps its defaults: SNI and the
- * certificate check use the URL's host name; only the IP address is pinned. Pair it with parseOutboundUrl, which
- * covers IP-literal hosts.
+ * Every address of `hostname`, once all of them pass the policy. A name that does not resolve is a FetchFailedError
+ * (DNS may recover); a refused address is an UnsafeUrlError naming the kind of address, never the address itself.
  */
-export function createGuardedAgent(policy: OutboundPolicy, resolve: HostResolver = systemResolver): Agent {
-  assertValidOutboundPolicy(policy);
-  return new Agent({ connect: { lookup: guardedLookup(policy, resolve) } });
-}
-
-async function checkedAddresses(hostname: string, policy: OutboundPolicy, resolve: HostResolver): Promise<LookupAddress[]> {
+export async function resolveAllowedAddresses(hostname: string, policy: OutboundPolicy, resolve: HostResolver = systemResolver): Promise<LookupAddress[]> {
   let addresses: LookupAddress[];
   try {
     addresses = await resolve(hostname);

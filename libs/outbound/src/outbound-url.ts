@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { UnsafeUrlError } from './fetch-errors';
+import { UnsafeUrlError } from './outbound-errors';
 import { OutboundPolicy, refusedAddressReason } from './outbound-policy';
 
 /**

@@ -5,7 +5,7 @@ import { createServer as createHttpsServer, Server as HttpsServer } from 'node:h
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostResolver } from './guarded-lookup';
+import { HostResolver } from './dns-pinning';
 import { DEFAULT_OUTBOUND_POLICY, OutboundPolicy } from './outbound-policy';
 import { SafeFetcher, SafeFetchOptions } from './safe-fetcher';
 
