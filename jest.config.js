@@ -1,11 +1,29 @@
 // Unit specs sit beside the code (*.spec.ts); end-to-end suites live in test/ (*.e2e-spec.ts) and need the
 // services `npm test` starts (scripts/test.js).
-const aliases = ['common', 'contracts', 'queue', 'db', 'catalog', 'providers', 'tenancy', 'metrics', 'metering', 'imaging', 'webhooks', 'outbound'];
+const aliases = [
+  'common',
+  'contracts',
+  'queue',
+  'db',
+  'catalog',
+  'providers',
+  'tenancy',
+  'metrics',
+  'metering',
+  'imaging',
+  'webhooks',
+  'outbound',
+];
 
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.js', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/apps/**/*.spec.ts',
+    '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/scripts/**/*.spec.js',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+  ],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   moduleNameMapper: Object.fromEntries(aliases.map((lib) => [`^@gateway/${lib}$`, `<rootDir>/libs/${lib}/src`])),
   testTimeout: 60_000,

@@ -30,7 +30,11 @@ async function main(): Promise<void> {
   services.ensureBuilt(root);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-console-bench-'));
   fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [await services.freePort(), await services.freePort(), await services.freePort()];
+  const [redisPort, mongoPort, postgresPort] = [
+    await services.freePort(),
+    await services.freePort(),
+    await services.freePort(),
+  ];
   const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
   const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
   const api = await createApiApp(
@@ -43,7 +47,10 @@ async function main(): Promise<void> {
       LOCAL_MODELS: 'off',
     }),
   );
-  const browser = await chromium.launch({ executablePath: services.ensureChromium(), args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: services.ensureChromium(),
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   try {
     await api.listen(0, '127.0.0.1');
     const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
@@ -56,7 +63,10 @@ async function main(): Promise<void> {
       const bytes = { js: 0, css: 0, other: 0 };
       const kinds = new Map<string, keyof typeof bytes>();
       cdp.on('Network.responseReceived', ({ requestId, response }) => {
-        kinds.set(requestId, response.mimeType.includes('javascript') ? 'js' : response.mimeType.includes('css') ? 'css' : 'other');
+        kinds.set(
+          requestId,
+          response.mimeType.includes('javascript') ? 'js' : response.mimeType.includes('css') ? 'css' : 'other',
+        );
       });
       cdp.on('Network.loadingFinished', ({ requestId, encodedDataLength }) => {
         bytes[kinds.get(requestId) ?? 'other'] += encodedDataLength;
@@ -76,8 +86,12 @@ async function main(): Promise<void> {
     const css = median(runs.map((run) => run.css));
     const other = median(runs.map((run) => run.other));
     print(`console first load in Chromium, ${VISITS} visits with an empty cache (median):`);
-    print(`  time to interactive (sign-in form usable): ${ms} ms (target < ${TARGET_MS} ms) ${ms < TARGET_MS ? 'ok' : 'MISSED'}`);
-    print(`  transferred: JavaScript ${(js / 1024).toFixed(1)} KB (target < ${TARGET_JS_BYTES / 1024} KB) ${js < TARGET_JS_BYTES ? 'ok' : 'MISSED'}, CSS ${(css / 1024).toFixed(1)} KB, other ${(other / 1024).toFixed(1)} KB`);
+    print(
+      `  time to interactive (sign-in form usable): ${ms} ms (target < ${TARGET_MS} ms) ${ms < TARGET_MS ? 'ok' : 'MISSED'}`,
+    );
+    print(
+      `  transferred: JavaScript ${(js / 1024).toFixed(1)} KB (target < ${TARGET_JS_BYTES / 1024} KB) ${js < TARGET_JS_BYTES ? 'ok' : 'MISSED'}, CSS ${(css / 1024).toFixed(1)} KB, other ${(other / 1024).toFixed(1)} KB`,
+    );
     print(`  slowest visit: ${Math.max(...runs.map((run) => run.ms))} ms`);
   } finally {
     await browser.close();

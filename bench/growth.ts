@@ -21,7 +21,15 @@ import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection, mongo } from 'mongoose';
-import { AppConfig, ConfigModule, LoggerModule, createLogger, loadConfig, utcDay, utcDaysBefore } from '@gateway/common';
+import {
+  AppConfig,
+  ConfigModule,
+  LoggerModule,
+  createLogger,
+  loadConfig,
+  utcDay,
+  utcDaysBefore,
+} from '@gateway/common';
 import {
   ApiKeysRepository,
   ApplicationsRepository,
@@ -38,8 +46,10 @@ import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.servi
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '1000' } } });
-const SIZES = values.sizes!.split(',').map(Number);
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '1000' } },
+});
+const SIZES = values.sizes.split(',').map(Number);
 const SAMPLES = Number(values.samples);
 const APPS = 10;
 const DAYS = 30;
@@ -61,7 +71,11 @@ interface Fixture {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-growth-'));
   fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [await services.freePort(), await services.freePort(), await services.freePort()];
+  const [redisPort, mongoPort, postgresPort] = [
+    await services.freePort(),
+    await services.freePort(),
+    await services.freePort(),
+  ];
   const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
   const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
   try {
@@ -76,14 +90,22 @@ async function main(): Promise<void> {
     const app = await NestFactory.createApplicationContext(
       {
         module: GrowthModule,
-        imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'growth-bench')), DbModule, QueueModule.forRoot('producer'), ImagingModule],
+        imports: [
+          ConfigModule.forRoot(config),
+          LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'growth-bench')),
+          DbModule,
+          QueueModule.forRoot('producer'),
+          ImagingModule,
+        ],
         providers: [MaintenancePass],
       },
       { logger: false },
     );
     await app.init();
     const fixture = await setUp(app);
-    print(`growth bench: ${APPS} applications, tasks over ${DAYS} days, ${SAMPLES} samples per read; target p99 ≤ ${TARGET_P99_MS} ms and ≤ 2× the first size`);
+    print(
+      `growth bench: ${APPS} applications, tasks over ${DAYS} days, ${SAMPLES} samples per read; target p99 ≤ ${TARGET_P99_MS} ms and ≤ 2× the first size`,
+    );
     const firstP99 = new Map<string, number>();
     let firstInsertRate = 0;
     for (const size of SIZES) {
@@ -92,26 +114,36 @@ async function main(): Promise<void> {
       await fill(app, fixture, size);
       const insertRate = ((fixture.recorded - before) / (Date.now() - started)) * 1000;
       firstInsertRate ||= insertRate;
-      print(`\n== ${size.toLocaleString('en-US')} tasks (filled in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`);
+      print(
+        `\n== ${size.toLocaleString('en-US')} tasks (filled in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`,
+      );
       // A fill this fast leaves a backlog that real traffic, spread over days, would not: autovacuum's work and
       // gigabytes of dirty pages for the kernel to write out. Clear both before timing reads.
       psql(database.postgresUrl, 'VACUUM (ANALYZE)');
       psql(database.postgresUrl, 'CHECKPOINT');
       execFileSync('sync');
-      print(`  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`);
+      print(
+        `  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`,
+      );
       for (const [name, { p50, p99 }] of await measure(reads(app, fixture))) {
         firstP99.set(name, firstP99.get(name) ?? p99);
         const ratio = p99 / firstP99.get(name)!;
         const ok = p99 <= TARGET_P99_MS && (size === SIZES[0] || ratio <= 2 || p99 <= 2) ? 'ok' : 'MISSED';
-        print(`  ${name.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms  p99 ${p99.toFixed(2).padStart(6)} ms  ${size === SIZES[0] ? '' : `(${ratio.toFixed(2)}× first) `}${ok}`);
+        print(
+          `  ${name.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms  p99 ${p99.toFixed(2).padStart(6)} ms  ${size === SIZES[0] ? '' : `(${ratio.toFixed(2)}× first) `}${ok}`,
+        );
       }
       const connection = app.get<Connection>(getConnectionToken());
       await connection.db!.collection('sweep_state').deleteMany({});
       const passStarted = Date.now();
       const deleted = await app.get(MaintenancePass).run();
-      print(`  maintenance pass: ${((Date.now() - passStarted) / 1000).toFixed(2)} s, deleted ${JSON.stringify(deleted)}`);
+      print(
+        `  maintenance pass: ${((Date.now() - passStarted) / 1000).toFixed(2)} s, deleted ${JSON.stringify(deleted)}`,
+      );
       const bytes = diskBytes(database.postgresUrl);
-      print(`  database on disk: ${(bytes / 1e6).toFixed(0)} MB, ${((bytes / size) * 1000 / 1e6).toFixed(2)} MB per 1,000 tasks (results older than TASK_RESULT_RETENTION swept)`);
+      print(
+        `  database on disk: ${(bytes / 1e6).toFixed(0)} MB, ${(((bytes / size) * 1000) / 1e6).toFixed(2)} MB per 1,000 tasks (results older than TASK_RESULT_RETENTION swept)`,
+      );
     }
     await app.close();
   } finally {
@@ -132,21 +164,40 @@ async function setUp(app: Awaited<ReturnType<typeof NestFactory.createApplicatio
     const user = await users.create({ _id: `usr_growth${i}`, email, passwordHash: 'x' });
     const appId = `app_growth${String(i).padStart(2, '0')}`;
     await applications.create({
-      _id: appId, ownerId: user!._id, name: `app ${i}`, description: '', type: 'backend', usageScenario: '', expectedVolume: 0,
-      scope: { capabilities: [], models: [] }, dailyCallLimit: 0, concurrencyLimit: 0, requestsPerMinute: 0, tokenQuota: 0, ipWhitelist: [], secretKeyEnc: 'x',
+      _id: appId,
+      ownerId: user!._id,
+      name: `app ${i}`,
+      description: '',
+      type: 'backend',
+      usageScenario: '',
+      expectedVolume: 0,
+      scope: { capabilities: [], models: [] },
+      dailyCallLimit: 0,
+      concurrencyLimit: 0,
+      requestsPerMinute: 0,
+      tokenQuota: 0,
+      ipWhitelist: [],
+      secretKeyEnc: 'x',
     } as never);
     const keyHash = crypto.createHash('sha256').update(`key ${i}`).digest('hex');
     await keys.create({ _id: `key_growth${i}`, appId, hash: keyHash, prefix: 'sk-growth' });
     fixture.apps.push({ appId, keyHash });
     // Applications a month old, as a deployment with 30 days of tasks has.
-    await app.get<Connection>(getConnectionToken()).db!.collection('applications').updateOne({ _id: appId as never }, { $set: { createdAt: new Date(Date.now() - (DAYS + 1) * 86_400_000) } });
+    await app
+      .get<Connection>(getConnectionToken())
+      .db!.collection('applications')
+      .updateOne({ _id: appId as never }, { $set: { createdAt: new Date(Date.now() - (DAYS + 1) * 86_400_000) } });
     fixture.emails.push(email);
   }
   return fixture;
 }
 
 /** Records tasks until `size` exist, IN_FLIGHT at a time, through the repositories the worker uses. */
-async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, fixture: Fixture, size: number): Promise<void> {
+async function fill(
+  app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>,
+  fixture: Fixture,
+  size: number,
+): Promise<void> {
   const tasks = app.get(TasksRepository);
   const billing = app.get(BillingRecordsRepository);
   const deliveries = app.get(WebhookDeliveriesRepository);
@@ -154,7 +205,10 @@ async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplication
   const store = app.get(ImageStore);
   const config = app.get(AppConfig);
   const today = utcDay();
-  const rollups = new Map<string, { key: { appId: string; model: string; day: string }; counters: Record<string, number> }>();
+  const rollups = new Map<
+    string,
+    { key: { appId: string; model: string; day: string }; counters: Record<string, number> }
+  >();
 
   const recordOne = async (n: number) => {
     const appIndex = n % 10 < 4 ? 0 : 1 + (n % (APPS - 1));
@@ -167,35 +221,78 @@ async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplication
     const kind = n % 20 === 0 ? 'image' : n % 20 < 10 ? 'embeddings' : 'chat';
     const { model, result, usageOf, cost } = shapeOf(kind, n, taskId);
     await tasks.record({
-      _id: taskId, appId, requestId: `req_${n}`, endpoint: `/v1/${kind === 'image' ? 'images/edits' : kind === 'chat' ? 'chat/completions' : 'embeddings'}`,
-      model, resolvedModel: model, provider: 'primary', status: 'succeeded', createdAt: new Date(createdAt), day,
-      startedAt: new Date(createdAt + 2), finishedAt: new Date(createdAt + 40), providerMs: 30, attempts: 1, usage: usageOf, cost, result,
+      _id: taskId,
+      appId,
+      requestId: `req_${n}`,
+      endpoint: `/v1/${kind === 'image' ? 'images/edits' : kind === 'chat' ? 'chat/completions' : 'embeddings'}`,
+      model,
+      resolvedModel: model,
+      provider: 'primary',
+      status: 'succeeded',
+      createdAt: new Date(createdAt),
+      day,
+      startedAt: new Date(createdAt + 2),
+      finishedAt: new Date(createdAt + 40),
+      providerMs: 30,
+      attempts: 1,
+      usage: usageOf,
+      cost,
+      result,
     });
     if (kind === 'image') {
       for (const index of [0, 1]) {
         const fileId = `${taskId.replace(/^task_/, 'img_')}_${index}`;
-        await store.saveImage(fileId, Buffer.from('png bytes'), { appId, taskId, index, expiresAt: new Date(createdAt + config.IMAGE_URL_TTL * 1000) });
+        await store.saveImage(fileId, Buffer.from('png bytes'), {
+          appId,
+          taskId,
+          index,
+          expiresAt: new Date(createdAt + config.IMAGE_URL_TTL * 1000),
+        });
         if (fixture.fileIds.length < 2000) fixture.fileIds.push(fileId);
       }
-      await billing.billImages([0, 1].map((index) => ({ taskId, index, appId, model, unitPrice: 0.2, currency: 'CNY', day, createdAt: new Date(createdAt + 40) })));
+      await billing.billImages(
+        [0, 1].map((index) => ({
+          taskId,
+          index,
+          appId,
+          model,
+          unitPrice: 0.2,
+          currency: 'CNY',
+          day,
+          createdAt: new Date(createdAt + 40),
+        })),
+      );
     }
     if (n % 5 === 0) {
       const attempts = n % 25 === 0 ? 2 : 1;
       for (let attempt = 1; attempt <= attempts; attempt++) {
         await deliveries.record({
-          appId, taskId, event: 'task.succeeded', webhookId: `msg_${taskId}`, url: 'https://hooks.example.com/gateway', attempt, redelivery: false,
-          outcome: attempt < attempts ? 'retry' : 'delivered', httpStatus: attempt < attempts ? 500 : 200, durationMs: 35, createdAt: new Date(createdAt + 50 + attempt * 5000),
+          appId,
+          taskId,
+          event: 'task.succeeded',
+          webhookId: `msg_${taskId}`,
+          url: 'https://hooks.example.com/gateway',
+          attempt,
+          redelivery: false,
+          outcome: attempt < attempts ? 'retry' : 'delivered',
+          httpStatus: attempt < attempts ? 500 : 200,
+          durationMs: 35,
+          createdAt: new Date(createdAt + 50 + attempt * 5000),
         });
       }
     }
     const key = `${appId}|${model}|${day}`;
-    const entry = rollups.get(key) ?? { key: { appId, model, day }, counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 } };
+    const entry = rollups.get(key) ?? {
+      key: { appId, model, day },
+      counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 },
+    };
     entry.counters.calls += 1;
     entry.counters.promptTokens += usageOf.prompt_tokens ?? 0;
     entry.counters.images += usageOf.images ?? 0;
     entry.counters.cost += cost;
     rollups.set(key, entry);
-    if (fixture.tasks.length < 5000 || n % 97 === 0) fixture.tasks.splice(n % 5000, fixture.tasks.length >= 5000 ? 1 : 0, { taskId, appId, image: kind === 'image' });
+    if (fixture.tasks.length < 5000 || n % 97 === 0)
+      fixture.tasks.splice(n % 5000, fixture.tasks.length >= 5000 ? 1 : 0, { taskId, appId, image: kind === 'image' });
     fixture.recorded += 1;
   };
 
@@ -215,24 +312,57 @@ async function fill(app: Awaited<ReturnType<typeof NestFactory.createApplication
 function shapeOf(kind: string, n: number, taskId: string) {
   if (kind === 'image') {
     const model = 'x-image-edit-plus-2025-12-15';
-    const urls = [0, 1].map((i) => ({ url: `https://gateway.example.com/v1/files/${taskId.replace(/^task_/, 'img_')}_${i}?exp=1795000000&sig=${'s'.repeat(43)}`, revised_prompt: 'make it black and white' }));
-    return { model, result: JSON.stringify({ created: 1795000000, data: urls, usage: { image_count: 2 } }), usageOf: { images: 2 } as Record<string, number>, cost: 0.4 };
+    const urls = [0, 1].map((i) => ({
+      url: `https://gateway.example.com/v1/files/${taskId.replace(/^task_/, 'img_')}_${i}?exp=1795000000&sig=${'s'.repeat(43)}`,
+      revised_prompt: 'make it black and white',
+    }));
+    return {
+      model,
+      result: JSON.stringify({ created: 1795000000, data: urls, usage: { image_count: 2 } }),
+      usageOf: { images: 2 } as Record<string, number>,
+      cost: 0.4,
+    };
   }
   if (kind === 'chat') {
     const model = 'qwen-plus';
     const content = 'A measured answer of a few sentences, as chat completions usually are. '.repeat(8);
-    const body = { id: `chatcmpl-${n}`, object: 'chat.completion', created: 1795000000, model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } };
-    return { model, result: JSON.stringify(body), usageOf: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } as Record<string, number>, cost: 0.0004 };
+    const body = {
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      created: 1795000000,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 },
+    };
+    return {
+      model,
+      result: JSON.stringify(body),
+      usageOf: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } as Record<string, number>,
+      cost: 0.0004,
+    };
   }
   const model = 'text-embedding-v4';
   const dimensions = n % 2 === 0 ? 1024 : 256;
   const embedding = Array.from({ length: dimensions }, (_, i) => Math.sin(n + i) * 0.05);
-  const body = { object: 'list', data: [{ object: 'embedding', index: 0, embedding }], model, usage: { prompt_tokens: 12, total_tokens: 12 } };
-  return { model, result: JSON.stringify(body), usageOf: { prompt_tokens: 12, total_tokens: 12 } as Record<string, number>, cost: 0.000006 };
+  const body = {
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding }],
+    model,
+    usage: { prompt_tokens: 12, total_tokens: 12 },
+  };
+  return {
+    model,
+    result: JSON.stringify(body),
+    usageOf: { prompt_tokens: 12, total_tokens: 12 } as Record<string, number>,
+    cost: 0.000006,
+  };
 }
 
 /** Every read on a request path or a console page, each against a random sample. */
-function reads(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, fixture: Fixture): Record<string, () => Promise<unknown>> {
+function reads(
+  app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>,
+  fixture: Fixture,
+): Record<string, () => Promise<unknown>> {
   const tasks = app.get(TasksRepository);
   const billing = app.get(BillingRecordsRepository);
   const deliveries = app.get(WebhookDeliveriesRepository);
@@ -251,16 +381,25 @@ function reads(app: Awaited<ReturnType<typeof NestFactory.createApplicationConte
       return Promise.all([tasks.findForApp(task.taskId, task.appId), tasks.findResult(task.taskId)]);
     },
     'task by id of another application (404)': () => tasks.findForApp(any(fixture.tasks).taskId, 'app_someoneelse'),
-    'task by a missing id (404)': () => tasks.findForApp(`task_${crypto.randomBytes(11).toString('hex').slice(0, 22)}`, busiest),
-    "an application's tasks, newest 20": () => tasks.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 20 }),
-    "an application's tasks, a page 3 days back": () => tasks.listForApp(any(fixture.apps).appId, { from: utcDaysBefore(today, 29), to: utcDaysBefore(today, 3), limit: 50 }),
+    'task by a missing id (404)': () =>
+      tasks.findForApp(`task_${crypto.randomBytes(11).toString('hex').slice(0, 22)}`, busiest),
+    "an application's tasks, newest 20": () =>
+      tasks.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 20 }),
+    "an application's tasks, a page 3 days back": () =>
+      tasks.listForApp(any(fixture.apps).appId, {
+        from: utcDaysBefore(today, 29),
+        to: utcDaysBefore(today, 3),
+        limit: 50,
+      }),
     'billing records of a task': () => {
       const task = any(imageTasks);
       return billing.listForTask(task.taskId, task.appId);
     },
-    "an application's billing, 7 days, 50 newest": () => billing.listForApp(busiest, { from: utcDaysBefore(today, 6), to: today, limit: 50 }),
+    "an application's billing, 7 days, 50 newest": () =>
+      billing.listForApp(busiest, { from: utcDaysBefore(today, 6), to: today, limit: 50 }),
     'usage over 30 days': () => usage.listForApp(any(fixture.apps).appId, utcDaysBefore(today, 29), today),
-    "an application's webhook deliveries, 50": () => deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
+    "an application's webhook deliveries, 50": () =>
+      deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
     'API key by hash': () => keys.findByHash(any(fixture.apps).keyHash),
     'user by email': () => users.findByEmail(any(fixture.emails)),
     'file metadata by id': () => files.find({ _id: any(fixture.fileIds) as never }, { limit: 1 }).toArray(),
@@ -272,7 +411,9 @@ function reads(app: Awaited<ReturnType<typeof NestFactory.createApplicationConte
  * neighbour's burst, a GC, the kernel writing back) lands on all of them alike rather than on whichever read was
  * being timed.
  */
-async function measure(reads: Record<string, () => Promise<unknown>>): Promise<Map<string, { p50: number; p99: number }>> {
+async function measure(
+  reads: Record<string, () => Promise<unknown>>,
+): Promise<Map<string, { p50: number; p99: number }>> {
   const entries = Object.entries(reads);
   for (let i = 0; i < 10; i++) for (const [, read] of entries) await read();
   const times = new Map<string, number[]>(entries.map(([name]) => [name, []]));
@@ -286,17 +427,27 @@ async function measure(reads: Record<string, () => Promise<unknown>>): Promise<M
   return new Map(
     [...times].map(([name, samples]) => {
       samples.sort((a, b) => a - b);
-      return [name, { p50: samples[Math.floor(samples.length * 0.5)], p99: samples[Math.min(samples.length - 1, Math.floor(samples.length * 0.99))] }];
+      return [
+        name,
+        {
+          p50: samples[Math.floor(samples.length * 0.5)],
+          p99: samples[Math.min(samples.length - 1, Math.floor(samples.length * 0.99))],
+        },
+      ];
     }),
   );
 }
 
 function psql(postgresUrl: string, sql: string): string {
   const url = new URL(postgresUrl);
-  return execFileSync(path.join(services.ensurePostgres(), 'psql'), ['-h', url.hostname, '-p', url.port, '-U', 'postgres', '-d', 'ferretdb', '-Atc', sql], {
-    env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },
-    encoding: 'utf8',
-  });
+  return execFileSync(
+    path.join(services.ensurePostgres(), 'psql'),
+    ['-h', url.hostname, '-p', url.port, '-U', 'postgres', '-d', 'ferretdb', '-Atc', sql],
+    {
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },
+      encoding: 'utf8',
+    },
+  );
 }
 
 function diskBytes(postgresUrl: string): number {

@@ -6,7 +6,12 @@ import sharp from 'sharp';
 
 const API = process.env.BENCH_API_URL!;
 const KEY = process.env.BENCH_API_KEY!;
-const PIDS = Object.fromEntries((process.env.BENCH_PIDS ?? '').split(',').map((pair) => pair.split(':')).map(([name, pid]) => [name, Number(pid)]));
+const PIDS = Object.fromEntries(
+  (process.env.BENCH_PIDS ?? '')
+    .split(',')
+    .map((pair) => pair.split(':'))
+    .map(([name, pid]) => [name, Number(pid)]),
+);
 const ROUNDS = Number(argument('--rounds') ?? 3);
 const CONCURRENT = Number(argument('--concurrent') ?? 3);
 const SAMPLE_MS = 25;
@@ -29,7 +34,9 @@ async function largePng(seed: number): Promise<Buffer> {
     state = (state * 1664525 + 1013904223) >>> 0;
     pixels[i] = state >>> 24;
   }
-  return sharp(pixels, { raw: { width: 1750, height: 1860, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(pixels, { raw: { width: 1750, height: 1860, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 function percentile(values: number[], p: number): number {
@@ -57,7 +64,8 @@ async function sampleMemory(stop: { done: boolean }, peaks: Record<string, numbe
 /** prom-client resets its event-loop delay histogram on every scrape: read once before a round, once after. */
 async function eventLoopLag(): Promise<{ max: number; p99: number }> {
   const text = await (await fetch(`${API}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
   return { max: value('nodejs_eventloop_lag_max_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds') };
 }
 
@@ -80,7 +88,9 @@ async function edit(image: string): Promise<{ status: number; ms: number }> {
 async function main(): Promise<void> {
   const images = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => largePng(i + 1)));
   const payloads = images.map((png) => `data:image/png;base64,${png.toString('base64')}`);
-  console.log(`inputs: ${CONCURRENT} PNGs of ${images.map((png) => (png.length / 1024 / 1024).toFixed(2)).join(', ')} MiB (1750×1860), ${(payloads[0].length / 1024 / 1024).toFixed(1)} MiB each as base64`);
+  console.log(
+    `inputs: ${CONCURRENT} PNGs of ${images.map((png) => (png.length / 1024 / 1024).toFixed(2)).join(', ')} MiB (1750×1860), ${(payloads[0].length / 1024 / 1024).toFixed(1)} MiB each as base64`,
+  );
   console.log(`baseline RSS: api ${rssMb(PIDS.api).toFixed(0)} MB, worker ${rssMb(PIDS.worker).toFixed(0)} MB\n`);
   for (let round = 1; round <= ROUNDS; round++) {
     const stop = { done: false };

@@ -14,7 +14,7 @@ import { LocalChatRequest, LocalModelHost } from '../libs/providers/src/local/mo
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureModels } = require('../scripts/models.js') as {
-  ensureModels(options: { root: string }): Promise<{ chatModelPath: string; embeddingModelPath: string }>;
+  ensureModels: (options: { root: string }) => Promise<{ chatModelPath: string; embeddingModelPath: string }>;
 };
 
 const SENTENCES = [
@@ -32,12 +32,17 @@ const SENTENCES = [
 
 const LONG_PROMPT = `Summarise the following notes in two sentences.\n\n${Array.from(
   { length: 12 },
-  (_, i) => `Note ${i + 1}: the team met on day ${i + 1} to review the release plan, the open bugs and the test results, and agreed on the next steps.`,
+  (_, i) =>
+    `Note ${i + 1}: the team met on day ${i + 1} to review the release plan, the open bugs and the test results, and agreed on the next steps.`,
 ).join('\n')}`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, threads: { type: 'string' }, 'max-tokens': { type: 'string', default: '128' } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      threads: { type: 'string' },
+      'max-tokens': { type: 'string', default: '128' },
+    },
   });
   const runs = Number(values.runs);
   const maxTokens = Number(values['max-tokens']);
@@ -55,7 +60,8 @@ async function main(): Promise<void> {
     ] as const) {
       await chatOnce(host, { messages: [{ role: 'user', content: prompt }], temperature: 0, maxTokens: 8 }); // warm-up
       const rows = [];
-      for (let i = 0; i < runs; i++) rows.push(await chatOnce(host, { messages: [{ role: 'user', content: prompt }], temperature: 0, maxTokens }));
+      for (let i = 0; i < runs; i++)
+        rows.push(await chatOnce(host, { messages: [{ role: 'user', content: prompt }], temperature: 0, maxTokens }));
       const prompt_ = median(rows.map((row) => row.promptPerSecond));
       const generation = median(rows.map((row) => row.generationPerSecond));
       console.log(
@@ -74,7 +80,9 @@ async function main(): Promise<void> {
     started = performance.now();
     for (let i = 0; i < batches; i++) await host.embed(SENTENCES);
     const batched = (batches * SENTENCES.length) / ((performance.now() - started) / 1000);
-    console.log(`embeddings (${host.embeddingDimensions} dims): ${single.toFixed(0)} texts/s one per call, ${batched.toFixed(0)} texts/s in batches of ${SENTENCES.length}`);
+    console.log(
+      `embeddings (${host.embeddingDimensions} dims): ${single.toFixed(0)} texts/s one per call, ${batched.toFixed(0)} texts/s in batches of ${SENTENCES.length}`,
+    );
   } finally {
     await host.close();
   }

@@ -87,7 +87,12 @@ function options(): Options {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be a whole number ≥ ${min}`);
     return n;
   };
-  return { requests: count('requests', 1), warmup: count('warmup', 0), connections: count('connections', 1), duration: count('duration', 1) };
+  return {
+    requests: count('requests', 1),
+    warmup: count('warmup', 0),
+    connections: count('connections', 1),
+    duration: count('duration', 1),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -138,10 +143,22 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
   const bin = path.resolve(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
   const args = [
-    bin, '--json', '-c', String(opts.connections), '-d', String(opts.duration), '-m', 'POST',
+    bin,
+    '--json',
+    '-c',
+    String(opts.connections),
+    '-d',
+    String(opts.duration),
+    '-m',
+    'POST',
     // `name=value`: autocannon splits at the first ':' or '=' and would keep the space after a ':'.
-    '-H', 'content-type=application/json', '-H', `authorization=${target.authorization}`,
-    '-b', BODY, target.url,
+    '-H',
+    'content-type=application/json',
+    '-H',
+    `authorization=${target.authorization}`,
+    '-b',
+    BODY,
+    target.url,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -157,7 +174,9 @@ function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
         if (code !== 0) throw new Error(`exit code ${code}`);
         resolve(JSON.parse(stdout) as AutocannonResult);
       } catch (error) {
-        reject(new Error(`autocannon against ${target.name} failed (${(error as Error).message}):\n${stderr}\n${stdout}`));
+        reject(
+          new Error(`autocannon against ${target.name} failed (${(error as Error).message}):\n${stderr}\n${stdout}`),
+        );
       }
     });
   });
@@ -257,7 +276,11 @@ function describeOverhead(h: Histogram): string {
 /** Task records per status. The worker writes them with group commit, so give stragglers a moment. */
 async function taskCounts(client: MongoClient, settle: boolean): Promise<Record<string, number>> {
   const read = async () => {
-    const rows = await client.db().collection('tasks').aggregate<{ _id: string; n: number }>([{ $group: { _id: '$status', n: { $sum: 1 } } }]).toArray();
+    const rows = await client
+      .db()
+      .collection('tasks')
+      .aggregate<{ _id: string; n: number }>([{ $group: { _id: '$status', n: { $sum: 1 } } }])
+      .toArray();
     return Object.fromEntries(rows.map((r) => [r._id, r.n]));
   };
   let counts = await read();
@@ -277,7 +300,9 @@ async function taskCounts(client: MongoClient, settle: boolean): Promise<Record<
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((s, n) => s + n, 0);
 
 function countsDelta(after: Record<string, number>, before: Record<string, number>): string {
-  const parts = Object.keys(after).sort().map((status) => `${status} ${after[status] - (before[status] ?? 0)}`);
+  const parts = Object.keys(after)
+    .sort()
+    .map((status) => `${status} ${after[status] - (before[status] ?? 0)}`);
   return parts.length ? parts.join(', ') : 'none';
 }
 
@@ -290,7 +315,12 @@ async function probeInserts(client: MongoClient, count: number): Promise<Stats> 
   const embedding = Array.from({ length: 256 }, (_, i) => Math.fround(Math.sin(i * 7.1) / 16));
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
-    const doc = { _id: i, status: 'succeeded', createdAt: new Date(), result: { object: 'list', data: [{ object: 'embedding', index: 0, embedding }] } };
+    const doc = {
+      _id: i,
+      status: 'succeeded',
+      createdAt: new Date(),
+      result: { object: 'list', data: [{ object: 'embedding', index: 0, embedding }] },
+    };
     const start = process.hrtime.bigint();
     await collection.insertOne(doc);
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
@@ -337,7 +367,9 @@ function clockTicks(): number {
 }
 
 function describeCpu(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
-  const parts = [...after].filter(([name]) => before.has(name)).map(([name, t]) => `${name} ${Math.round(((t - before.get(name)!) / seconds) * 100)}%`);
+  const parts = [...after]
+    .filter(([name]) => before.has(name))
+    .map(([name, t]) => `${name} ${Math.round(((t - before.get(name)!) / seconds) * 100)}%`);
   return parts.length ? parts.join(', ') : 'n/a';
 }
 
@@ -349,7 +381,8 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 /** Left-aligned first column, right-aligned figures, a rule under the header row. */
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
-  const line = (row: string[]) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join('   ');
+  const line = (row: string[]) =>
+    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join('   ');
   const lines = [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('   '), ...rows.slice(1).map(line)];
   return lines.map((l) => `  ${l}`.trimEnd()).join('\n');
 }
@@ -363,8 +396,16 @@ function print(line = ''): void {
 async function main(): Promise<void> {
   const opts = options();
   const apiUrl = env('BENCH_API_URL');
-  const direct: Target = { name: 'direct', url: `${env('BENCH_UPSTREAM_URL')}/embeddings`, authorization: 'Bearer none' };
-  const gateway: Target = { name: 'gateway', url: `${apiUrl}/v1/embeddings`, authorization: `Bearer ${env('BENCH_API_KEY')}` };
+  const direct: Target = {
+    name: 'direct',
+    url: `${env('BENCH_UPSTREAM_URL')}/embeddings`,
+    authorization: 'Bearer none',
+  };
+  const gateway: Target = {
+    name: 'gateway',
+    url: `${apiUrl}/v1/embeddings`,
+    authorization: `Bearer ${env('BENCH_API_KEY')}`,
+  };
   const apiMetrics = `${apiUrl}/metrics`;
   const workerMetrics = `${env('BENCH_WORKER_URL')}/metrics`;
   const mongo = await MongoClient.connect(env('BENCH_MONGODB_URI'));
@@ -384,12 +425,15 @@ interface Setup {
 }
 
 async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, mongo }: Setup): Promise<void> {
-
   const cpus = os.cpus();
   print('Gateway overhead benchmark');
-  print(`  machine:    ${cpus.length} CPU(s) (${cpus[0]?.model.trim() ?? 'unknown'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.platform()} ${os.release()}`);
+  print(
+    `  machine:    ${cpus.length} CPU(s) (${cpus[0]?.model.trim() ?? 'unknown'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.platform()} ${os.release()}`,
+  );
   print(`  node:       ${process.version}`);
-  print(`  gateway:    1 api + 1 worker, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? '?'}, NODE_ENV=${process.env.BENCH_NODE_ENV ?? '?'}, WORKER_CONCURRENCY=${process.env.BENCH_WORKER_CONCURRENCY ?? '?'}`);
+  print(
+    `  gateway:    1 api + 1 worker, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? '?'}, NODE_ENV=${process.env.BENCH_NODE_ENV ?? '?'}, WORKER_CONCURRENCY=${process.env.BENCH_WORKER_CONCURRENCY ?? '?'}`,
+  );
   print(`  request:    POST /v1/embeddings ${BODY}`);
   print(`  note:       load generator, fake upstream, api, worker, Redis and FerretDB all share this machine's CPUs`);
   print();
@@ -397,7 +441,12 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
   // 1. Warm-up: JIT, connection pools, the api's key cache. Fail fast if the gateway does not answer at all.
   const first = await timeOne(gateway);
   if (first.status !== 200) {
-    const response = await request(gateway.url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: gateway.authorization }, body: BODY });
+    const response = await request(gateway.url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', authorization: gateway.authorization },
+      body: BODY,
+    });
     throw new Error(`the gateway answered ${first.status} to the first request: ${await response.body.text()}`);
   }
   const warmup = await sequential(gateway, Math.max(0, opts.warmup - 1));
@@ -432,14 +481,21 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
     ]),
   );
   print(`  added by the gateway (difference of percentiles): p50 ${fmt(added.p50)} ms, p99 ${fmt(added.p99)} ms`);
-  print(`  x-gateway-overhead-ms of one unloaded request: ${first.overheadHeader ?? 'missing'} (first request); ${gatewaySamples[gatewaySamples.length - 1].overheadHeader ?? 'missing'} (last)`);
+  print(
+    `  x-gateway-overhead-ms of one unloaded request: ${first.overheadHeader ?? 'missing'} (first request); ${gatewaySamples[gatewaySamples.length - 1].overheadHeader ?? 'missing'} (last)`,
+  );
   if (headerStats) {
-    print(`  x-gateway-overhead-ms over all ${headerValues.length}: p50 ${fmt(headerStats.p50)}, p90 ${fmt(headerStats.p90)}, p99 ${fmt(headerStats.p99)}, mean ${fmt(headerStats.mean)}`);
+    print(
+      `  x-gateway-overhead-ms over all ${headerValues.length}: p50 ${fmt(headerStats.p50)}, p90 ${fmt(headerStats.p90)}, p99 ${fmt(headerStats.p99)}, mean ${fmt(headerStats.mean)}`,
+    );
   }
   print(`  /metrics gateway_overhead_seconds, this phase: ${describeOverhead(unloaded.overhead)}`);
   print(`  of which (means, api + worker /metrics): ${breakdown(unloaded)}`);
   if (gatewayNon200.length) {
-    const byStatus = gatewayNon200.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {});
+    const byStatus = gatewayNon200.reduce<Record<number, number>>(
+      (acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }),
+      {},
+    );
     print(`  WARNING: non-200 gateway answers by status: ${JSON.stringify(byStatus)}`);
   }
   print();
@@ -465,21 +521,41 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
       ['', 'req/s (avg)', 'requests', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'timeouts'],
       ...([directLoad, gatewayLoad] as const).map((r, i) => [
         i === 0 ? 'direct to fake' : 'through gateway',
-        fmt(r.requests.average, 1), String(r.requests.total), fmt(r.latency.p50), fmt(r.latency.p99), fmt(r.latency.average), fmt(r.latency.max),
-        String(r['2xx']), String(r.non2xx), String(r.errors), String(r.timeouts),
+        fmt(r.requests.average, 1),
+        String(r.requests.total),
+        fmt(r.latency.p50),
+        fmt(r.latency.p99),
+        fmt(r.latency.average),
+        fmt(r.latency.max),
+        String(r['2xx']),
+        String(r.non2xx),
+        String(r.errors),
+        String(r.timeouts),
       ]),
     ]),
   );
-  const gatewayStatuses = gatewayLoad.statusCodeStats ? Object.entries(gatewayLoad.statusCodeStats).map(([code, s]) => `${code}: ${s.count}`).join(', ') : 'n/a';
-  print(`  gateway status codes: ${gatewayStatuses}; requests sent ${gatewayLoad.requests.sent} (the ones in flight at the end are cut off)`);
+  const gatewayStatuses = gatewayLoad.statusCodeStats
+    ? Object.entries(gatewayLoad.statusCodeStats)
+        .map(([code, s]) => `${code}: ${s.count}`)
+        .join(', ')
+    : 'n/a';
+  print(
+    `  gateway status codes: ${gatewayStatuses}; requests sent ${gatewayLoad.requests.sent} (the ones in flight at the end are cut off)`,
+  );
   print(`  CPU during the gateway load run (100% = one core of ${os.cpus().length}): ${cpuDuringLoad}`);
   print(`  /metrics gateway_overhead_seconds, load phase: ${describeOverhead(load.overhead)}`);
   print(`  of which (means, api + worker /metrics): ${breakdown(load)}`);
   print(`  /metrics gateway_overhead_seconds, whole run:  ${describeOverhead(whole.overhead)}`);
   const loadTasks = total(tasksAfterLoad) - total(tasksBeforeLoad);
-  print(`  task records written during the load phase: ${loadTasks} (${countsDelta(tasksAfterLoad, tasksBeforeLoad)}) vs ${gatewayLoad['2xx']} 2xx responses`);
-  print(`  task records in all: ${total(tasksAfterLoad)} vs ${1 + warmup.length + gatewaySamples.length + gatewayLoad.requests.sent} gateway requests sent in all`);
-  print(`  reference: one FerretDB insertOne of a task-sized document (~5 KB, sequential, after the run): p50 ${fmt(insertProbe.p50)} ms, p99 ${fmt(insertProbe.p99)} ms`);
+  print(
+    `  task records written during the load phase: ${loadTasks} (${countsDelta(tasksAfterLoad, tasksBeforeLoad)}) vs ${gatewayLoad['2xx']} 2xx responses`,
+  );
+  print(
+    `  task records in all: ${total(tasksAfterLoad)} vs ${1 + warmup.length + gatewaySamples.length + gatewayLoad.requests.sent} gateway requests sent in all`,
+  );
+  print(
+    `  reference: one FerretDB insertOne of a task-sized document (~5 KB, sequential, after the run): p50 ${fmt(insertProbe.p50)} ms, p99 ${fmt(insertProbe.p99)} ms`,
+  );
   print();
 
   // 5. Summary against the targets (printed, never asserted).
@@ -488,21 +564,54 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
   print(
     table([
       ['', 'measured', 'target', ''],
-      ['unloaded added latency p50', `${fmt(added.p50)} ms`, `≤ ${TARGETS.addedP50Ms} ms`, verdict(added.p50 <= TARGETS.addedP50Ms)],
-      ['unloaded added latency p99', `${fmt(added.p99)} ms`, `≤ ${TARGETS.addedP99Ms} ms`, verdict(added.p99 <= TARGETS.addedP99Ms)],
-      [`gateway throughput @ ${opts.connections} conn`, `${fmt(gatewayLoad.requests.average, 1)} req/s`, `≥ ${TARGETS.loadRps} req/s`, verdict(gatewayLoad.requests.average >= TARGETS.loadRps)],
+      [
+        'unloaded added latency p50',
+        `${fmt(added.p50)} ms`,
+        `≤ ${TARGETS.addedP50Ms} ms`,
+        verdict(added.p50 <= TARGETS.addedP50Ms),
+      ],
+      [
+        'unloaded added latency p99',
+        `${fmt(added.p99)} ms`,
+        `≤ ${TARGETS.addedP99Ms} ms`,
+        verdict(added.p99 <= TARGETS.addedP99Ms),
+      ],
+      [
+        `gateway throughput @ ${opts.connections} conn`,
+        `${fmt(gatewayLoad.requests.average, 1)} req/s`,
+        `≥ ${TARGETS.loadRps} req/s`,
+        verdict(gatewayLoad.requests.average >= TARGETS.loadRps),
+      ],
       [`  (direct to fake @ ${opts.connections} conn)`, `${fmt(directLoad.requests.average, 1)} req/s`, '', ''],
-      [`gateway latency under load p50 / p99`, `${fmt(gatewayLoad.latency.p50)} / ${fmt(gatewayLoad.latency.p99)} ms`, '', ''],
-      ['gateway failures (unloaded / load)', `${gatewayNon200.length} / ${gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts}`, '0', verdict(gatewayNon200.length + gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts === 0)],
-      ['task records vs 2xx (load phase)', `${loadTasks} / ${gatewayLoad['2xx']}`, '≥ 2xx', verdict(loadTasks >= gatewayLoad['2xx'])],
+      [
+        `gateway latency under load p50 / p99`,
+        `${fmt(gatewayLoad.latency.p50)} / ${fmt(gatewayLoad.latency.p99)} ms`,
+        '',
+        '',
+      ],
+      [
+        'gateway failures (unloaded / load)',
+        `${gatewayNon200.length} / ${gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts}`,
+        '0',
+        verdict(gatewayNon200.length + gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts === 0),
+      ],
+      [
+        'task records vs 2xx (load phase)',
+        `${loadTasks} / ${gatewayLoad['2xx']}`,
+        '≥ 2xx',
+        verdict(loadTasks >= gatewayLoad['2xx']),
+      ],
     ]),
   );
-  if (opts.connections !== 50) print(`  (the throughput target is stated for 50 connections; this run used ${opts.connections})`);
+  if (opts.connections !== 50)
+    print(`  (the throughput target is stated for 50 connections; this run used ${opts.connections})`);
 }
 
 main()
   .catch((error) => {
-    process.stderr.write(`overhead bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(
+      `overhead bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   })
   .finally(() => agent.close());

@@ -11,14 +11,10 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const services = require('./services');
+const { ENTRY_POINTS } = require('./processes');
 
 const root = path.resolve(__dirname, '..');
 const BENCHES = { overhead: 'bench/overhead.ts', 'image-memory': 'bench/image-memory.ts' };
-const DIST = {
-  api: path.join(root, 'dist/apps/api/apps/api/src/main.js'),
-  worker: path.join(root, 'dist/apps/worker/apps/worker/src/main.js'),
-  cli: path.join(root, 'dist/apps/cli/apps/cli/src/main.js'),
-};
 const READY_TIMEOUT_MS = 60_000;
 
 /** Everything started so far, stopped in reverse order by cleanup(). */
@@ -46,9 +42,19 @@ async function main() {
   const [redisPort, mongoPort, postgresPort, fakePort, apiPort, workerPort] = await distinctFreePorts(6);
   services.log(`temp dir ${tmpDir}`);
 
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(tmpDir, 'redis'), logFile: logFile('redis') });
+  const redis = await services.startRedis({
+    port: redisPort,
+    dir: path.join(tmpDir, 'redis'),
+    logFile: logFile('redis'),
+  });
   started.push(redis);
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir: tmpDir, durable: false, logDir: tmpDir });
+  const database = await services.startDatabase({
+    port: mongoPort,
+    postgresPort,
+    dir: tmpDir,
+    durable: false,
+    logDir: tmpDir,
+  });
   started.push(database.postgres, database.ferretDb);
   const fake = await startFake(fakePort, logFile('fake'));
 
@@ -64,7 +70,7 @@ async function main() {
     WORKER_PORT: String(workerPort),
     LOG_LEVEL: logLevel,
     NODE_ENV: process.env.NODE_ENV || 'production',
-    QUEUE_PREFIX: 'bench',
+    REDIS_PREFIX: 'bench',
     // The gateway benches measure the gateway; bench:local measures the local models.
     LOCAL_MODELS: process.env.LOCAL_MODELS || 'off',
     UPSTREAM_OPENAI_BASE_URL: fake.baseUrl,
@@ -72,18 +78,22 @@ async function main() {
     UPSTREAM_OPENAI_API_KEY: 'none',
   });
 
-  const api = startNode(DIST.api, env, logFile('api'));
+  const api = startNode(ENTRY_POINTS.api, env, logFile('api'));
   started.push(api);
-  const worker = startNode(DIST.worker, env, logFile('worker'));
+  const worker = startNode(ENTRY_POINTS.worker, env, logFile('worker'));
   started.push(worker);
   await Promise.all([
     services.waitFor(() => isReady(apiPort), `api on port ${apiPort}`, api, READY_TIMEOUT_MS),
     services.waitFor(() => isReady(workerPort), `worker on port ${workerPort}`, worker, READY_TIMEOUT_MS),
   ]);
-  services.log(`api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}`);
+  services.log(
+    `api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}`,
+  );
 
   const app = await createApp(env, withLimits);
-  services.log(`application limits: ${withLimits ? 'daily 1000000000, concurrency 10000 (checked on every request)' : 'none'}`);
+  services.log(
+    `application limits: ${withLimits ? 'daily 1000000000, concurrency 10000 (checked on every request)' : 'none'}`,
+  );
   const code = await runBench(BENCHES[name], extraArgs, {
     ...process.env,
     BENCH_API_URL: `http://127.0.0.1:${apiPort}`,
@@ -95,9 +105,19 @@ async function main() {
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
     BENCH_NODE_ENV: env.NODE_ENV,
     // For the per-process CPU figures of the load run.
-    BENCH_PIDS: Object.entries({ api, worker, redis, ferretdb: database.ferretDb, postgres: database.postgres, fake: fake.child }).map(([what, child]) => `${what}:${child.pid}`).join(','),
+    BENCH_PIDS: Object.entries({
+      api,
+      worker,
+      redis,
+      ferretdb: database.ferretDb,
+      postgres: database.postgres,
+      fake: fake.child,
+    })
+      .map(([what, child]) => `${what}:${child.pid}`)
+      .join(','),
   });
-  if (!interrupted) reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
+  if (!interrupted)
+    reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
   return code;
 }
 
@@ -122,7 +142,11 @@ function startNode(script, env, logFile, args = []) {
   const out = fs.openSync(logFile, 'a');
   // BENCH_NODE_ARGS reach the api and the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a run.
   const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: root, env, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', out, out],
+  });
   fs.closeSync(out);
   return child;
 }
@@ -130,15 +154,22 @@ function startNode(script, env, logFile, args = []) {
 /** The fake upstream prints its base URL (…/v1) once it listens. */
 function startFake(port, logFile) {
   const err = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/fakes/openai-fake.ts', '--port', String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', err],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', 'test/fakes/openai-fake.ts', '--port', String(port)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', err],
+    },
+  );
   started.push(child);
   fs.closeSync(err);
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`fake upstream did not start within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`fake upstream did not start within ${READY_TIMEOUT_MS} ms (see ${logFile})`)),
+      READY_TIMEOUT_MS,
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`fake upstream exited with code ${code} (see ${logFile})`));
@@ -168,20 +199,29 @@ function isReady(port) {
 function createApp(env, withLimits) {
   const limits = withLimits ? ['--daily-limit', '1000000000', '--concurrency', '10000'] : [];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [DIST.cli, 'apps:create', '--name', 'bench', ...limits, '--json'], { cwd: root, env }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`apps:create failed: ${error.message}\n${stderr}`));
-      try {
-        resolve(JSON.parse(stdout.trim().split('\n').pop()));
-      } catch {
-        reject(new Error(`apps:create printed no JSON: ${stdout}\n${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      [ENTRY_POINTS.cli, 'apps:create', '--name', 'bench', ...limits, '--json'],
+      { cwd: root, env },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`apps:create failed: ${error.message}\n${stderr}`));
+        try {
+          resolve(JSON.parse(stdout.trim().split('\n').pop()));
+        } catch {
+          reject(new Error(`apps:create printed no JSON: ${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
 function runBench(file, args, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', file, ...args], { cwd: root, env, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', file, ...args], {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    });
     started.push(child);
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });

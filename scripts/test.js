@@ -30,28 +30,46 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
   fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [await services.freePort(), await services.freePort(), await services.freePort()];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis'), logFile: path.join(dir, 'redis.log') });
+  const [redisPort, mongoPort, postgresPort] = [
+    await services.freePort(),
+    await services.freePort(),
+    await services.freePort(),
+  ];
+  const redis = await services.startRedis({
+    port: redisPort,
+    dir: path.join(dir, 'redis'),
+    logFile: path.join(dir, 'redis.log'),
+  });
   let database;
-  let status = 1;
+  let status;
   try {
     database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
     // --forceExit: a suite whose setup timed out can leave its servers running in the in-band process, and Jest
     // would then wait on them forever after reporting. The time limit is the last guard of CI's own.
-    const jest = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--forceExit', ...process.argv.slice(2)], {
-      cwd: root,
-      stdio: 'inherit',
-      timeout: JEST_TIME_LIMIT_MS,
-      killSignal: 'SIGKILL',
-      env: {
-        ...process.env,
-        TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        TEST_MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}`,
-        // For suites that run a FerretDB of their own on the same PostgreSQL (to take it down).
-        TEST_POSTGRES_URL: database.postgresUrl,
+    const jest = spawnSync(
+      process.execPath,
+      [
+        path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
+        '--runInBand',
+        '--forceExit',
+        ...process.argv.slice(2),
+      ],
+      {
+        cwd: root,
+        stdio: 'inherit',
+        timeout: JEST_TIME_LIMIT_MS,
+        killSignal: 'SIGKILL',
+        env: {
+          ...process.env,
+          TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          TEST_MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}`,
+          // For suites that run a FerretDB of their own on the same PostgreSQL (to take it down).
+          TEST_POSTGRES_URL: database.postgresUrl,
+        },
       },
-    });
-    if (jest.error?.code === 'ETIMEDOUT') process.stderr.write(`npm test: the suite ran past ${JEST_TIME_LIMIT_MS / 60_000} minutes and was stopped\n`);
+    );
+    if (jest.error?.code === 'ETIMEDOUT')
+      process.stderr.write(`npm test: the suite ran past ${JEST_TIME_LIMIT_MS / 60_000} minutes and was stopped\n`);
     status = jest.status ?? 1;
   } finally {
     await Promise.all([services.stop(redis), services.stopDatabase(database)]);

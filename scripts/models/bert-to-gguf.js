@@ -24,7 +24,8 @@ const FILE_TYPE_MOSTLY_F16 = 1;
  */
 function bertToGguf({ name, license, weights, tokenizer, config, pooling }) {
   if (tokenizer.model?.type !== 'WordPiece') throw new Error(`${name}: expected a WordPiece tokenizer`);
-  if (!pooling.pooling_mode_mean_tokens && !pooling.pooling_mode_cls_token) throw new Error(`${name}: only mean or CLS pooling is supported`);
+  if (!pooling.pooling_mode_mean_tokens && !pooling.pooling_mode_cls_token)
+    throw new Error(`${name}: only mean or CLS pooling is supported`);
   const vocabulary = wordPieceVocabulary(name, tokenizer, config);
   /** @type {import('./gguf-writer').GgufMetadataEntry[]} */
   const metadata = [
@@ -53,7 +54,11 @@ function bertToGguf({ name, license, weights, tokenizer, config, pooling }) {
     ['tokenizer.ggml.mask_token_id', 'u32', vocabulary.idOf('[MASK]')],
     ['general.quantization_version', 'u32', 2],
   ];
-  return safetensorsToGguf(weights, { metadata, tensors: bertTensorNames(config.num_hidden_layers), typeOf: bertTensorType });
+  return safetensorsToGguf(weights, {
+    metadata,
+    tensors: bertTensorNames(config.num_hidden_layers),
+    typeOf: bertTensorType,
+  });
 }
 
 /**
@@ -65,9 +70,12 @@ function wordPieceVocabulary(name, tokenizer, config) {
   /** @type {string[]} */
   const texts = [];
   for (const [text, id] of Object.entries(tokenizer.model.vocab)) texts[id] = text;
-  if (texts.length !== config.vocab_size || texts.some((text) => text === undefined)) throw new Error(`${name}: vocabulary has holes`);
+  if (texts.length !== config.vocab_size || texts.some((text) => text === undefined))
+    throw new Error(`${name}: vocabulary has holes`);
   return {
-    tokens: texts.map((text, id) => (specials.has(id) ? text : text.startsWith('##') ? text.slice(2) : `\u2581${text}`)),
+    tokens: texts.map((text, id) =>
+      specials.has(id) ? text : text.startsWith('##') ? text.slice(2) : `\u2581${text}`,
+    ),
     tokenTypes: texts.map((_, id) => (specials.has(id) ? TOKEN_TYPE.CONTROL : TOKEN_TYPE.NORMAL)),
     /** @param {string} text */
     idOf: (text) => {
@@ -116,6 +124,7 @@ function bertTensorNames(layers) {
  * @param {string} name
  * @param {number[]} shape
  */
-const bertTensorType = (name, shape) => (shape.length >= 2 && name !== 'token_types.weight' ? GGML_TYPE.F16 : GGML_TYPE.F32);
+const bertTensorType = (name, shape) =>
+  shape.length >= 2 && name !== 'token_types.weight' ? GGML_TYPE.F16 : GGML_TYPE.F32;
 
 module.exports = { bertToGguf };

@@ -44,15 +44,21 @@ const SHAPES = {
 };
 
 // Eighths from -2: every value is exact in float16, so F16 tensors read back equal to their source.
-const valuesOf = (shape, seed) => Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => ((seed + i) % 33) / 8 - 2);
+const valuesOf = (shape, seed) =>
+  Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => ((seed + i) % 33) / 8 - 2);
 
-const source = Object.fromEntries(Object.entries(SHAPES).map(([name, shape], seed) => [name, { dtype: 'F32', shape, data: valuesOf(shape, seed) }]));
+const source = Object.fromEntries(
+  Object.entries(SHAPES).map(([name, shape], seed) => [name, { dtype: 'F32', shape, data: valuesOf(shape, seed) }]),
+);
 
 const convert = (overrides = {}) =>
   bertToGguf({
     name: 'tiny-bert',
     license: 'apache-2.0',
-    weights: safetensorsFile({ ...source, 'embeddings.position_ids': { dtype: 'I64', shape: [1, 8], data: [0, 1, 2, 3, 4, 5, 6, 7] } }),
+    weights: safetensorsFile({
+      ...source,
+      'embeddings.position_ids': { dtype: 'I64', shape: [1, 8], data: [0, 1, 2, 3, 4, 5, 6, 7] },
+    }),
     tokenizer,
     config,
     pooling: { pooling_mode_mean_tokens: true },
@@ -65,22 +71,55 @@ describe('bertToGguf', () => {
     const value = (key) => metadata[key].value;
 
     expect(Object.keys(metadata).slice(3)).toEqual([
-      'general.architecture', 'general.type', 'general.name', 'general.license',
-      'bert.block_count', 'bert.context_length', 'bert.embedding_length', 'bert.feed_forward_length', 'bert.attention.head_count',
-      'bert.attention.layer_norm_epsilon', 'general.file_type', 'bert.attention.causal', 'bert.pooling_type',
-      'tokenizer.ggml.token_type_count', 'tokenizer.ggml.model', 'tokenizer.ggml.pre', 'tokenizer.ggml.tokens', 'tokenizer.ggml.token_type',
-      'tokenizer.ggml.unknown_token_id', 'tokenizer.ggml.seperator_token_id', 'tokenizer.ggml.padding_token_id', 'tokenizer.ggml.cls_token_id',
-      'tokenizer.ggml.mask_token_id', 'general.quantization_version',
+      'general.architecture',
+      'general.type',
+      'general.name',
+      'general.license',
+      'bert.block_count',
+      'bert.context_length',
+      'bert.embedding_length',
+      'bert.feed_forward_length',
+      'bert.attention.head_count',
+      'bert.attention.layer_norm_epsilon',
+      'general.file_type',
+      'bert.attention.causal',
+      'bert.pooling_type',
+      'tokenizer.ggml.token_type_count',
+      'tokenizer.ggml.model',
+      'tokenizer.ggml.pre',
+      'tokenizer.ggml.tokens',
+      'tokenizer.ggml.token_type',
+      'tokenizer.ggml.unknown_token_id',
+      'tokenizer.ggml.seperator_token_id',
+      'tokenizer.ggml.padding_token_id',
+      'tokenizer.ggml.cls_token_id',
+      'tokenizer.ggml.mask_token_id',
+      'general.quantization_version',
     ]);
     expect(value('general.architecture')).toBe('bert');
     expect(value('general.name')).toBe('tiny-bert');
-    expect([value('bert.block_count'), value('bert.context_length'), value('bert.embedding_length'), value('bert.feed_forward_length'), value('bert.attention.head_count')]).toEqual([1, 8, 4, 8, 2]);
-    expect(metadata['bert.attention.layer_norm_epsilon']).toEqual({ type: GGUFValueType.FLOAT32, value: Math.fround(1e-12) });
+    expect([
+      value('bert.block_count'),
+      value('bert.context_length'),
+      value('bert.embedding_length'),
+      value('bert.feed_forward_length'),
+      value('bert.attention.head_count'),
+    ]).toEqual([1, 8, 4, 8, 2]);
+    expect(metadata['bert.attention.layer_norm_epsilon']).toEqual({
+      type: GGUFValueType.FLOAT32,
+      value: Math.fround(1e-12),
+    });
     expect(metadata['bert.attention.causal']).toEqual({ type: GGUFValueType.BOOL, value: false });
     expect(value('bert.pooling_type')).toBe(1); // mean
     expect(value('tokenizer.ggml.tokens')).toEqual([...SPECIALS, '\u2581hello', 'lo']);
-    expect(metadata['tokenizer.ggml.token_type']).toEqual({ type: GGUFValueType.ARRAY, subType: GGUFValueType.INT32, value: [3, 3, 3, 3, 3, 1, 1] });
-    expect(['unknown', 'seperator', 'padding', 'cls', 'mask'].map((role) => value(`tokenizer.ggml.${role}_token_id`))).toEqual([1, 3, 0, 2, 4]);
+    expect(metadata['tokenizer.ggml.token_type']).toEqual({
+      type: GGUFValueType.ARRAY,
+      subType: GGUFValueType.INT32,
+      value: [3, 3, 3, 3, 3, 1, 1],
+    });
+    expect(
+      ['unknown', 'seperator', 'padding', 'cls', 'mask'].map((role) => value(`tokenizer.ggml.${role}_token_id`)),
+    ).toEqual([1, 3, 0, 2, 4]);
   });
 
   it("names, shapes and types the tensors as llama.cpp's converter does, 2-D weights F16 except the token types", async () => {
@@ -126,7 +165,9 @@ describe('bertToGguf', () => {
   });
 
   it('refuses a tokenizer that is not WordPiece', () => {
-    expect(() => convert({ tokenizer: { ...tokenizer, model: { ...tokenizer.model, type: 'BPE' } } })).toThrow('expected a WordPiece tokenizer');
+    expect(() => convert({ tokenizer: { ...tokenizer, model: { ...tokenizer.model, type: 'BPE' } } })).toThrow(
+      'expected a WordPiece tokenizer',
+    );
   });
 
   it('refuses a vocabulary that does not fill vocab_size', () => {

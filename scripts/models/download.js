@@ -30,8 +30,10 @@ async function download(url, target, expected, log) {
   try {
     await pipeline(Readable.fromWeb(response.body), meter, fs.createWriteStream(temporary));
     const digest = hash.digest('hex');
-    if (expected.size !== undefined && size !== expected.size) throw new Error(`${url}: got ${size} bytes, expected ${expected.size}`);
-    if (expected.sha256 && digest !== expected.sha256) throw new Error(`${url}: sha256 ${digest} does not match the pinned ${expected.sha256}; refusing it`);
+    if (expected.size !== undefined && size !== expected.size)
+      throw new Error(`${url}: got ${size} bytes, expected ${expected.size}`);
+    if (expected.sha256 && digest !== expected.sha256)
+      throw new Error(`${url}: sha256 ${digest} does not match the pinned ${expected.sha256}; refusing it`);
     fs.renameSync(temporary, target);
     if (expected.sha256) markVerified(target, expected.sha256);
   } finally {

@@ -26,14 +26,24 @@ describe('float32ToFloat16Bits', () => {
 
 describe('float16BitsToFloat32', () => {
   it('decodes normals, subnormals, zeros and infinities exactly', () => {
-    expect([0x3c00, 0xc000, 0x7bff, 0x0001, 0x03ff, 0x8000, 0x7c00, 0xfc00].map(float16BitsToFloat32)).toEqual([1, -2, 65504, 2 ** -24, 1023 * 2 ** -24, -0, Infinity, -Infinity]);
+    expect([0x3c00, 0xc000, 0x7bff, 0x0001, 0x03ff, 0x8000, 0x7c00, 0xfc00].map(float16BitsToFloat32)).toEqual([
+      1,
+      -2,
+      65504,
+      2 ** -24,
+      1023 * 2 ** -24,
+      -0,
+      Infinity,
+      -Infinity,
+    ]);
     expect(float16BitsToFloat32(0x7e00)).toBeNaN();
   });
 
   it('round-trips every half that is not NaN', () => {
     for (let bits = 0; bits <= 0xffff; bits++) {
       const isNaN = (bits & 0x7c00) === 0x7c00 && (bits & 0x3ff) !== 0;
-      if (!isNaN && float32ToFloat16Bits(float16BitsToFloat32(bits)) !== bits) throw new Error(`0x${bits.toString(16)} does not round-trip`);
+      if (!isNaN && float32ToFloat16Bits(float16BitsToFloat32(bits)) !== bits)
+        throw new Error(`0x${bits.toString(16)} does not round-trip`);
     }
   });
 });

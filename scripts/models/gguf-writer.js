@@ -32,9 +32,12 @@ const ALIGNMENT = 32;
  * @returns {GgufTensor}
  */
 function ggufTensor(name, shape, values, type) {
-  if (values.length !== elementCount(shape)) throw new Error(`tensor ${name}: ${values.length} values for shape [${shape}]`);
-  if (type !== GGML_TYPE.F32 && type !== GGML_TYPE.F16) throw new Error(`tensor ${name}: GGML type ${type} is not supported`);
-  const data = type === GGML_TYPE.F16 ? encodeFloat16(values) : Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+  if (values.length !== elementCount(shape))
+    throw new Error(`tensor ${name}: ${values.length} values for shape [${shape}]`);
+  if (type !== GGML_TYPE.F32 && type !== GGML_TYPE.F16)
+    throw new Error(`tensor ${name}: GGML type ${type} is not supported`);
+  const data =
+    type === GGML_TYPE.F16 ? encodeFloat16(values) : Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   return { name, dims: [...shape].reverse(), type, data };
 }
 
@@ -47,11 +50,31 @@ function ggufTensor(name, shape, values, type) {
 function writeGguf(metadata, tensors) {
   /** @type {Buffer[]} */
   const parts = [];
-  const u32 = (value) => { const b = Buffer.alloc(4); b.writeUInt32LE(value); parts.push(b); };
-  const i32 = (value) => { const b = Buffer.alloc(4); b.writeInt32LE(value); parts.push(b); };
-  const u64 = (value) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(value)); parts.push(b); };
-  const f32 = (value) => { const b = Buffer.alloc(4); b.writeFloatLE(value); parts.push(b); };
-  const str = (value) => { const b = Buffer.from(value, 'utf8'); u64(b.length); parts.push(b); };
+  const u32 = (value) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(value);
+    parts.push(b);
+  };
+  const i32 = (value) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(value);
+    parts.push(b);
+  };
+  const u64 = (value) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(value));
+    parts.push(b);
+  };
+  const f32 = (value) => {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(value);
+    parts.push(b);
+  };
+  const str = (value) => {
+    const b = Buffer.from(value, 'utf8');
+    u64(b.length);
+    parts.push(b);
+  };
 
   parts.push(Buffer.from('GGUF', 'ascii'));
   u32(GGUF_VERSION);
@@ -59,13 +82,29 @@ function writeGguf(metadata, tensors) {
   u64(metadata.length);
   for (const [key, type, value] of metadata) {
     str(key);
-    if (type === 'string') { u32(GGUF_VALUE_TYPE.STRING); str(value); }
-    else if (type === 'u32') { u32(GGUF_VALUE_TYPE.UINT32); u32(value); }
-    else if (type === 'f32') { u32(GGUF_VALUE_TYPE.FLOAT32); f32(value); }
-    else if (type === 'bool') { u32(GGUF_VALUE_TYPE.BOOL); parts.push(Buffer.from([value ? 1 : 0])); }
-    else if (type === 'strings') { u32(GGUF_VALUE_TYPE.ARRAY); u32(GGUF_VALUE_TYPE.STRING); u64(value.length); value.forEach(str); }
-    else if (type === 'i32s') { u32(GGUF_VALUE_TYPE.ARRAY); u32(GGUF_VALUE_TYPE.INT32); u64(value.length); value.forEach(i32); }
-    else throw new Error(`${key}: unknown GGUF value type ${type}`);
+    if (type === 'string') {
+      u32(GGUF_VALUE_TYPE.STRING);
+      str(value);
+    } else if (type === 'u32') {
+      u32(GGUF_VALUE_TYPE.UINT32);
+      u32(value);
+    } else if (type === 'f32') {
+      u32(GGUF_VALUE_TYPE.FLOAT32);
+      f32(value);
+    } else if (type === 'bool') {
+      u32(GGUF_VALUE_TYPE.BOOL);
+      parts.push(Buffer.from([value ? 1 : 0]));
+    } else if (type === 'strings') {
+      u32(GGUF_VALUE_TYPE.ARRAY);
+      u32(GGUF_VALUE_TYPE.STRING);
+      u64(value.length);
+      value.forEach(str);
+    } else if (type === 'i32s') {
+      u32(GGUF_VALUE_TYPE.ARRAY);
+      u32(GGUF_VALUE_TYPE.INT32);
+      u64(value.length);
+      value.forEach(i32);
+    } else throw new Error(`${key}: unknown GGUF value type ${type}`);
   }
   let offset = 0;
   for (const tensor of tensors) {

@@ -16,7 +16,7 @@ const checkpoint = () =>
     'norm.bias': { dtype: 'F32', shape: [3], data: [0.25, -1.5, 0.1] },
     'embeddings.weight': { dtype: 'F16', shape: [3, 2], data: EMBEDDING_BITS },
     // Never named in a plan, so never decoded (BERT checkpoints carry such buffers).
-    'position_ids': { dtype: 'I64', shape: [1, 4], data: [0, 1, 2, 3] },
+    position_ids: { dtype: 'I64', shape: [1, 4], data: [0, 1, 2, 3] },
   });
 
 /** @type {import('./gguf-writer').GgufMetadataEntry[]} */
@@ -45,7 +45,11 @@ describe('safetensorsToGguf', () => {
     const file = await readGguf(safetensorsToGguf(checkpoint(), plan));
 
     expect(file.version).toBe(3);
-    const { version, tensor_count, kv_count, ...keys } = file.metadata;
+    const { tensor_count, kv_count } = file.metadata;
+    // The reader adds the header's own fields to the metadata; the rest are the keys the writer was given.
+    const keys = Object.fromEntries(
+      Object.entries(file.metadata).filter(([key]) => !['version', 'tensor_count', 'kv_count'].includes(key)),
+    );
     expect(tensor_count.value).toBe(4n);
     expect(kv_count.value).toBe(6n);
     expect(Object.keys(keys)).toEqual(metadata.map(([key]) => key));
@@ -53,15 +57,27 @@ describe('safetensorsToGguf', () => {
     expect(keys['test.block_count']).toEqual({ type: GGUFValueType.UINT32, value: 7 });
     expect(keys['test.layer_norm_epsilon']).toEqual({ type: GGUFValueType.FLOAT32, value: Math.fround(1e-12) });
     expect(keys['test.causal']).toEqual({ type: GGUFValueType.BOOL, value: false });
-    expect(keys['tokenizer.ggml.tokens']).toEqual({ type: GGUFValueType.ARRAY, subType: GGUFValueType.STRING, value: ['[CLS]', '\u2581hello', 'lo'] });
-    expect(keys['tokenizer.ggml.token_type']).toEqual({ type: GGUFValueType.ARRAY, subType: GGUFValueType.INT32, value: [3, 1, -1] });
+    expect(keys['tokenizer.ggml.tokens']).toEqual({
+      type: GGUFValueType.ARRAY,
+      subType: GGUFValueType.STRING,
+      value: ['[CLS]', '\u2581hello', 'lo'],
+    });
+    expect(keys['tokenizer.ggml.token_type']).toEqual({
+      type: GGUFValueType.ARRAY,
+      subType: GGUFValueType.INT32,
+      value: [3, 1, -1],
+    });
   });
 
   it('writes the named tensors in plan order, with GGUF shapes (fastest dimension first), types and values', async () => {
     const { tensors } = await readGguf(safetensorsToGguf(checkpoint(), plan));
 
     expect([...tensors.keys()]).toEqual(['dense_f16.weight', 'norm.bias', 'embd_f16.weight', 'embd_f32.weight']);
-    expect(tensors.get('dense_f16.weight')).toMatchObject({ shape: [3, 2], type: 'F16', values: [1, -2, 0.5, 65504, 0.0999755859375, 2 ** -24] });
+    expect(tensors.get('dense_f16.weight')).toMatchObject({
+      shape: [3, 2],
+      type: 'F16',
+      values: [1, -2, 0.5, 65504, 0.0999755859375, 2 ** -24],
+    });
     expect(tensors.get('norm.bias')).toMatchObject({ shape: [3], type: 'F32', values: [0.25, -1.5, Math.fround(0.1)] });
     expect(tensors.get('embd_f16.weight')).toMatchObject({ shape: [2, 3], type: 'F16', values: EMBEDDING });
     expect(tensors.get('embd_f32.weight')).toMatchObject({ shape: [2, 3], type: 'F32', values: EMBEDDING });
@@ -77,7 +93,9 @@ describe('safetensorsToGguf', () => {
 
   it('refuses a plan that names a tensor the checkpoint does not have', () => {
     const missing = { ...plan, tensors: [{ from: 'pooler.dense.weight', to: 'pooler.weight' }] };
-    expect(() => safetensorsToGguf(checkpoint(), missing)).toThrow('tensor pooler.dense.weight is missing from the checkpoint');
+    expect(() => safetensorsToGguf(checkpoint(), missing)).toThrow(
+      'tensor pooler.dense.weight is missing from the checkpoint',
+    );
   });
 
   it('refuses to convert a tensor that is not floating point', () => {

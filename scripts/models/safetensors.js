@@ -23,17 +23,24 @@ function readSafetensors(file) {
   if (file.length < 8) throw new Error('not a safetensors file: shorter than its header length');
   const headerLength = Number(file.readBigUInt64LE(0));
   const dataStart = 8 + headerLength;
-  if (dataStart > file.length) throw new Error(`safetensors header of ${headerLength} bytes runs past the end of the file`);
+  if (dataStart > file.length)
+    throw new Error(`safetensors header of ${headerLength} bytes runs past the end of the file`);
   const header = JSON.parse(file.toString('utf8', 8, dataStart));
   const tensors = new Map();
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
     const [begin, end] = info.data_offsets;
-    if (!(begin >= 0 && begin <= end && dataStart + end <= file.length)) throw new Error(`safetensors tensor ${name}: data_offsets ${begin}..${end} lie outside the file`);
+    if (!(begin >= 0 && begin <= end && dataStart + end <= file.length))
+      throw new Error(`safetensors tensor ${name}: data_offsets ${begin}..${end} lie outside the file`);
     const size = DTYPE_SIZE[info.dtype];
     const expected = size === undefined ? undefined : size * elementCount(info.shape);
-    if (expected !== undefined && end - begin !== expected) throw new Error(`safetensors tensor ${name}: ${end - begin} bytes for ${info.dtype}[${info.shape}]`);
-    tensors.set(name, { dtype: info.dtype, shape: info.shape, bytes: file.subarray(dataStart + begin, dataStart + end) });
+    if (expected !== undefined && end - begin !== expected)
+      throw new Error(`safetensors tensor ${name}: ${end - begin} bytes for ${info.dtype}[${info.shape}]`);
+    tensors.set(name, {
+      dtype: info.dtype,
+      shape: info.shape,
+      bytes: file.subarray(dataStart + begin, dataStart + end),
+    });
   }
   return tensors;
 }
@@ -45,7 +52,8 @@ function readSafetensors(file) {
  */
 function tensorValues(tensor) {
   if (tensor.dtype === 'F16') return decodeFloat16(tensor.bytes);
-  if (tensor.dtype !== 'F32') throw new Error(`cannot convert a ${tensor.dtype} tensor; only F32 and F16 are supported`);
+  if (tensor.dtype !== 'F32')
+    throw new Error(`cannot convert a ${tensor.dtype} tensor; only F32 and F16 are supported`);
   // Copied: the tensor may not start 4-byte aligned, which a Float32Array view needs.
   const values = new Float32Array(tensor.bytes.length / 4);
   new Uint8Array(values.buffer).set(tensor.bytes);

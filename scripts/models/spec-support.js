@@ -72,7 +72,12 @@ async function readGguf(bytes) {
         offset: Number(info.offset),
       });
     }
-    return { version: parsed.metadata.version, metadata: parsed.typedMetadata, tensors, dataOffset: Number(parsed.tensorDataOffset) };
+    return {
+      version: parsed.metadata.version,
+      metadata: parsed.typedMetadata,
+      tensors,
+      dataOffset: Number(parsed.tensorDataOffset),
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -88,7 +93,11 @@ function decode(bytes, start, count, dtype) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const values = [];
   for (let i = 0; i < count; i++) {
-    values.push(dtype === GGMLQuantizationType.F32 ? view.getFloat32(start + i * 4, true) : half(view.getUint16(start + i * 2, true)));
+    values.push(
+      dtype === GGMLQuantizationType.F32
+        ? view.getFloat32(start + i * 4, true)
+        : half(view.getUint16(start + i * 2, true)),
+    );
   }
   return values;
 }

@@ -40,7 +40,8 @@ async function isVerified(file, expected) {
  */
 async function verifyFile(file, expected) {
   const digest = await sha256File(file);
-  if (digest !== expected.sha256) throw new Error(`${file}: sha256 ${digest} does not match the expected ${expected.sha256}`);
+  if (digest !== expected.sha256)
+    throw new Error(`${file}: sha256 ${digest} does not match the expected ${expected.sha256}`);
 }
 
 /**

@@ -79,11 +79,15 @@ describe('readZipEntries', () => {
   });
 
   it('names the entries the archive lacks', async () => {
-    await expect(readZipEntries(archive(), ['model/config.json', 'tokenizer.json', 'vocab.txt'])).rejects.toThrow('tokenizer.json, vocab.txt not in the archive');
+    await expect(readZipEntries(archive(), ['model/config.json', 'tokenizer.json', 'vocab.txt'])).rejects.toThrow(
+      'tokenizer.json, vocab.txt not in the archive',
+    );
   });
 
   it('refuses an entry whose bytes do not match its CRC-32', async () => {
     const corrupt = zipArchive([{ name: 'model/config.json', data: config, crc32: zlib.crc32(config) ^ 1 }]);
-    await expect(readZipEntry(corrupt, 'model/config.json')).rejects.toThrow('model/config.json in the archive: CRC-32 mismatch');
+    await expect(readZipEntry(corrupt, 'model/config.json')).rejects.toThrow(
+      'model/config.json in the archive: CRC-32 mismatch',
+    );
   });
 });

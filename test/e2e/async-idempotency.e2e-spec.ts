@@ -2,7 +2,7 @@ import { BillingRecordsRepository } from '@gateway/db';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
-import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
 
 const IMAGE_MODEL = 'x-image-edit-plus-2025-10-30';
 
@@ -21,7 +21,11 @@ describe('async tasks and Idempotency-Key', () => {
 
   beforeAll(async () => {
     [dashscope] = await Promise.all([startDashScopeFake(), openai.start()]);
-    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: openai.baseUrl, UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url, UPSTREAM_DASHSCOPE_API_KEY: 'k' });
+    const env = testEnv({
+      UPSTREAM_PRIMARY_BASE_URL: openai.baseUrl,
+      UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
+      UPSTREAM_DASHSCOPE_API_KEY: 'k',
+    });
     [api, otherApi, worker] = await Promise.all([startApi(env), startApi(env), startWorker(env)]);
     ({ apiKey, appId } = await createApplication(api));
     ({ apiKey: otherAppKey } = await createApplication(api, 'someone-else'));
@@ -51,13 +55,12 @@ describe('async tasks and Idempotency-Key', () => {
     return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
   }
 
-  async function settled(taskId: string) {
-    let view: any;
-    await waitUntil(async () => {
-      view = (await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey)).body;
-      return view.status === 'succeeded' || view.status === 'failed';
-    }, `task ${taskId} to finish`);
-    return view;
+  function settled(taskId: string) {
+    return waitFor(
+      async () => (await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey)).body,
+      (view) => view.status === 'succeeded' || view.status === 'failed',
+      `task ${taskId} to finish`,
+    );
   }
 
   describe('X-Async: enable', () => {
@@ -76,7 +79,12 @@ describe('async tasks and Idempotency-Key', () => {
       const done = await settled(accepted.body.task_id);
       openai.setDelay(0);
       const sync = await post('/v1/embeddings', body);
-      expect(done).toMatchObject({ status: 'succeeded', endpoint: 'embeddings', model: 'text-embedding-v4', error: null });
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        endpoint: 'embeddings',
+        model: 'text-embedding-v4',
+        error: null,
+      });
       expect(done.result).toEqual(sync.body);
       expect(done.result.data[1].embedding).toEqual(fakeVector('async two', 64));
       expect(done.created_at).toBeLessThanOrEqual(done.started_at);
@@ -84,16 +92,29 @@ describe('async tasks and Idempotency-Key', () => {
     });
 
     it('shows a failed async task with the error envelope the sync call would have answered', async () => {
-      const accepted = await post('/v1/images/edits', editBody('x-image-edit-plus', ['http://127.0.0.1:9/secret.png'], 'invert'), { 'x-async': 'enable' });
+      const accepted = await post(
+        '/v1/images/edits',
+        editBody('x-image-edit-plus', ['http://127.0.0.1:9/secret.png'], 'invert'),
+        { 'x-async': 'enable' },
+      );
       expect(accepted.status).toBe(202);
       const done = await settled(accepted.body.task_id);
       expect(done.status).toBe('failed');
       expect(done.result).toBeNull();
-      expect(done.error).toMatchObject({ code: 'InvalidImage', param: 'input.messages[0].content[0].image', type: 'invalid_request_error', status: 400 });
+      expect(done.error).toMatchObject({
+        code: 'InvalidImage',
+        param: 'input.messages[0].content[0].image',
+        type: 'invalid_request_error',
+        status: 400,
+      });
     });
 
     it("answers 404 for another application's task", async () => {
-      const accepted = await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'mine', dimensions: 64 }, { 'x-async': 'enable' });
+      const accepted = await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'mine', dimensions: 64 },
+        { 'x-async': 'enable' },
+      );
       const theirs = await getJson(`${api.url}/v1/tasks/${accepted.body.task_id}`, otherAppKey);
       expect(theirs.status).toBe(404);
       expect(theirs.body.error.code).toBe('NotFound');
@@ -114,7 +135,9 @@ describe('async tasks and Idempotency-Key', () => {
       const key = `concurrent-${Date.now()}`;
       const [first, second] = await Promise.all([
         post('/v1/images/edits', edit(), { 'idempotency-key': key }),
-        new Promise((resolve) => setTimeout(resolve, 100)).then(() => post('/v1/images/edits', edit(), { 'idempotency-key': key }, otherApi.url)),
+        new Promise((resolve) => setTimeout(resolve, 100)).then(() =>
+          post('/v1/images/edits', edit(), { 'idempotency-key': key }, otherApi.url),
+        ),
       ]);
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(second.text).toBe(first.text);
@@ -148,16 +171,34 @@ describe('async tasks and Idempotency-Key', () => {
 
     it('refuses the same key with a different body', async () => {
       const key = `reused-${Date.now()}`;
-      await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'one', dimensions: 64 }, { 'idempotency-key': key });
-      const reused = await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'two', dimensions: 64 }, { 'idempotency-key': key });
+      await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'one', dimensions: 64 },
+        { 'idempotency-key': key },
+      );
+      const reused = await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'two', dimensions: 64 },
+        { 'idempotency-key': key },
+      );
       expect(reused.status).toBe(400);
       expect(reused.body.error).toMatchObject({ code: 'IdempotencyKeyReused', param: 'Idempotency-Key' });
     });
 
     it('scopes keys to the application', async () => {
       const key = `shared-${Date.now()}`;
-      const mine = await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'mine', dimensions: 64 }, { 'idempotency-key': key });
-      const theirs = await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'theirs', dimensions: 64 }, { 'idempotency-key': key }, api.url, otherAppKey);
+      const mine = await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'mine', dimensions: 64 },
+        { 'idempotency-key': key },
+      );
+      const theirs = await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'theirs', dimensions: 64 },
+        { 'idempotency-key': key },
+        api.url,
+        otherAppKey,
+      );
       expect([mine.status, theirs.status]).toEqual([200, 200]);
       expect(theirs.headers.get('x-task-id')).not.toBe(mine.headers.get('x-task-id'));
     });
@@ -189,7 +230,11 @@ describe('async tasks and Idempotency-Key', () => {
     });
 
     it('refuses a malformed key', async () => {
-      const response = await post('/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }, { 'idempotency-key': 'has space' });
+      const response = await post(
+        '/v1/embeddings',
+        { model: 'text-embedding-v4', input: 'x' },
+        { 'idempotency-key': 'has space' },
+      );
       expect(response.status).toBe(400);
       expect(response.body.error.param).toBe('Idempotency-Key');
     });

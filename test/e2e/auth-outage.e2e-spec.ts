@@ -18,7 +18,11 @@ describe('authentication during a MongoDB outage', () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-outage-'));
     const port = await services.freePort();
     // A FerretDB of this suite's own in front of the shared PostgreSQL, so that taking it down leaves the others up.
-    ferret = await services.startFerretDb({ port, postgresUrl: process.env.TEST_POSTGRES_URL, stateDir: join(dir, 'db') });
+    ferret = await services.startFerretDb({
+      port,
+      postgresUrl: process.env.TEST_POSTGRES_URL,
+      stateDir: join(dir, 'db'),
+    });
     api = await startApi(testEnv({ MONGODB_URI: `mongodb://127.0.0.1:${port}/outage`, AUTH_CACHE_TTL_MS: 200 }));
   });
 

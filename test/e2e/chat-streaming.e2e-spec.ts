@@ -1,10 +1,21 @@
 import OpenAI from 'openai';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+  waitUntil,
+} from '../helpers/gateway';
 
 /** Chat `stream: true` (docs/architecture.md): SSE relayed from the worker through a Redis Stream, with the official SDK. */
 describe('POST /v1/chat/completions with stream: true', () => {
-  const upstream = new OpenAiFake({ chatReply: 'The quick brown fox jumps over the lazy dog near the quiet river bank today.' });
+  const upstream = new OpenAiFake({
+    chatReply: 'The quick brown fox jumps over the lazy dog near the quiet river bank today.',
+  });
   let api: RunningApi;
   let worker: { close(): Promise<void> };
   let apiKey: string;
@@ -32,13 +43,30 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   it('streams several chunks that add up to the non-streamed answer, with a usage chunk when asked', async () => {
     const whole = await client.chat.completions.create({ model: 'x-chat', messages, temperature: 0, seed: 1 });
-    const stream = await client.chat.completions.create({ model: 'x-chat', messages, temperature: 0, seed: 1, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'x-chat',
+      messages,
+      temperature: 0,
+      seed: 1,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     const contentChunks = chunks.filter((chunk) => chunk.choices[0]?.delta?.content);
     expect(contentChunks.length).toBeGreaterThan(5);
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(whole.choices[0].message.content);
-    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'x-chat' && chunk.id.startsWith('chatcmpl-') && chunk.created > 0)).toBe(true);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(
+      whole.choices[0].message.content,
+    );
+    expect(
+      chunks.every(
+        (chunk) =>
+          chunk.object === 'chat.completion.chunk' &&
+          chunk.model === 'x-chat' &&
+          chunk.id.startsWith('chatcmpl-') &&
+          chunk.created > 0,
+      ),
+    ).toBe(true);
     expect(chunks.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
     const usage = chunks[chunks.length - 1].usage;
     expect(usage).toEqual(whole.usage);
@@ -55,29 +83,44 @@ describe('POST /v1/chat/completions with stream: true', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const text = await response.text();
-    const events = text.trim().split('\n\n').map((event) => event.replace(/^data: /, ''));
+    const events = text
+      .trim()
+      .split('\n\n')
+      .map((event) => event.replace(/^data: /, ''));
     expect(events[events.length - 1]).toBe('[DONE]');
     expect(events.slice(0, -1).every((event) => !JSON.parse(event).usage)).toBe(true);
     const taskId = response.headers.get('x-task-id')!;
-    let task: any;
-    await waitUntil(async () => (task = (await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey)).body).status === 'succeeded', 'the task record');
-    expect(task.result.choices[0].message.content).toBe('The quick brown fox jumps over the lazy dog near the quiet river bank today.');
+    const task = await waitFor(
+      async () => (await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey)).body,
+      (view) => view.status === 'succeeded',
+      'the task record',
+    );
+    expect(task.result.choices[0].message.content).toBe(
+      'The quick brown fox jumps over the lazy dog near the quiet river bank today.',
+    );
     expect(task.usage.completion_tokens).toBeGreaterThan(0);
   });
 
   it('answers an upstream refusal before the first chunk as an ordinary 400', async () => {
-    upstream.failNext({ times: 1, status: 400, body: { error: { message: 'bad request upstream', type: 'invalid_request_error' } } });
+    upstream.failNext({
+      times: 1,
+      status: 400,
+      body: { error: { message: 'bad request upstream', type: 'invalid_request_error' } },
+    });
     const response = await fetch(`${api.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).error.code).toBe('InvalidParameter');
+    expect((await response.json()).error.code).toBe('InvalidParameter');
   });
 
   it('stops generating when the client disconnects mid-stream, and records the usage of what was generated', async () => {
-    const longReply = new OpenAiFake({ chatReply: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), streamChunkDelayMs: 50 });
+    const longReply = new OpenAiFake({
+      chatReply: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '),
+      streamChunkDelayMs: 50,
+    });
     await longReply.start();
     const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: longReply.baseUrl });
     const [slowApi, slowWorker] = await Promise.all([startApi(env), startWorker(env)]);
@@ -93,12 +136,20 @@ describe('POST /v1/chat/completions with stream: true', () => {
       const taskId = response.headers.get('x-task-id')!;
       const reader = response.body!.getReader();
       let received = '';
-      while ((received.match(/word/g) ?? []).length < 3) received += new TextDecoder().decode((await reader.read()).value);
+      while ((received.match(/word/g) ?? []).length < 3)
+        received += new TextDecoder().decode((await reader.read()).value);
       abort.abort();
-      await waitUntil(() => longReply.streamed[0]?.closedEarly === true, 'the upstream stream to be closed by the worker', 5_000);
+      await waitUntil(
+        () => longReply.streamed[0]?.closedEarly === true,
+        'the upstream stream to be closed by the worker',
+        5_000,
+      );
       expect(longReply.streamed[0].sent).toBeLessThan(30);
-      let task: any;
-      await waitUntil(async () => ['succeeded', 'failed'].includes((task = (await getJson(`${slowApi.url}/v1/tasks/${taskId}`, key)).body).status), 'the task record');
+      const task = await waitFor(
+        async () => (await getJson(`${slowApi.url}/v1/tasks/${taskId}`, key)).body,
+        (view) => ['succeeded', 'failed'].includes(view.status),
+        'the task record',
+      );
       expect(task.result.choices[0].finish_reason).toBe('cancelled');
       expect(task.usage.completion_tokens).toBeGreaterThan(0);
       expect(task.usage.completion_tokens).toBeLessThan(60);
@@ -116,7 +167,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
         body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
       });
       expect(response.status).toBe(400);
-      expect(((await response.json()) as any).error.code).toBe('UnsupportedParameter');
+      expect((await response.json()).error.code).toBe('UnsupportedParameter');
     }
   });
 });

@@ -27,7 +27,10 @@ describe('POST /v1/chat/completions', () => {
   it('answers the official openai SDK in the OpenAI shape, with usage', async () => {
     const completion = await client.chat.completions.create({
       model: 'x-chat',
-      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello there' }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hello there' },
+      ],
       max_tokens: 50,
       temperature: 0.2,
       seed: 7,
@@ -42,9 +45,18 @@ describe('POST /v1/chat/completions', () => {
   });
 
   it('records usage and cost on the task', async () => {
-    const response = await postJson(`${api.url}/v1/chat/completions`, { model: 'x-chat', messages: [{ role: 'user', content: 'count me' }] }, apiKey);
+    const response = await postJson(
+      `${api.url}/v1/chat/completions`,
+      { model: 'x-chat', messages: [{ role: 'user', content: 'count me' }] },
+      apiKey,
+    );
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
-    expect(task.body).toMatchObject({ status: 'succeeded', endpoint: 'chat.completions', model: 'x-chat', usage: response.body.usage });
+    expect(task.body).toMatchObject({
+      status: 'succeeded',
+      endpoint: 'chat.completions',
+      model: 'x-chat',
+      usage: response.body.usage,
+    });
     expect(task.body.cost).toBeGreaterThan(0);
     expect(task.body.result).toEqual(response.body);
   });
@@ -58,7 +70,12 @@ describe('POST /v1/chat/completions', () => {
     ['no messages', { messages: [] }, 'InvalidParameter', 'messages'],
     ['five stop sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }, 'InvalidParameter', 'stop'],
     ['max_tokens over the model limit', { max_tokens: 100_000 }, 'InvalidParameter', 'max_tokens'],
-    ['stream_options without stream', { stream_options: { include_usage: true } }, 'InvalidParameter', 'stream_options'],
+    [
+      'stream_options without stream',
+      { stream_options: { include_usage: true } },
+      'InvalidParameter',
+      'stream_options',
+    ],
     ['a model without a configured provider', { model: 'unrouted-chat' }, 'ModelNotFound', 'model'],
     ['an embeddings model', { model: 'text-embedding-v4' }, 'ModelNotFound', 'model'],
   ])('rejects %s with 400', async (_name, patch, code, param) => {
@@ -76,7 +93,11 @@ describe('POST /v1/chat/completions', () => {
     const [otherApi, otherWorker] = await Promise.all([startApi(env), startWorker(env)]);
     try {
       const { apiKey: key } = await createApplication(otherApi);
-      const response = await postJson(`${otherApi.url}/v1/chat/completions`, { model: 'x-chat', messages: [{ role: 'user', content: 'x' }] }, key);
+      const response = await postJson(
+        `${otherApi.url}/v1/chat/completions`,
+        { model: 'x-chat', messages: [{ role: 'user', content: 'x' }] },
+        key,
+      );
       expect(response.status).toBe(500);
       expect(response.body.error.code).toBe('UpstreamError');
       expect(JSON.stringify(response.body)).not.toContain('upstream-secret');

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient } from '../helpers/console';
-import { getJson, postJson, processEnv, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { ENTRY_POINTS } from '../../scripts/processes';
+import { getJson, postJson, processEnv, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 
 describe('operator CLI (npm run gw)', () => {
   const upstream = new OpenAiFake();
@@ -11,7 +11,7 @@ describe('operator CLI (npm run gw)', () => {
   let worker: { close(): Promise<void> };
 
   const gw = (...args: string[]) =>
-    spawnSync(process.execPath, [join(ROOT, 'dist/apps/cli/apps/cli/src/main.js'), ...args], {
+    spawnSync(process.execPath, [ENTRY_POINTS.cli, ...args], {
       env: processEnv(env),
       encoding: 'utf8',
     });
@@ -33,10 +33,14 @@ describe('operator CLI (npm run gw)', () => {
     const { appId, apiKey, secretKey } = JSON.parse(created.stdout);
     expect(appId).toMatch(/^app_/);
     expect(secretKey).toMatch(/^ss-/);
-    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'cli' }, apiKey)).status).toBe(200);
+    expect(
+      (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'cli' }, apiKey)).status,
+    ).toBe(200);
 
     const listed = JSON.parse(gw('apps:list', '--json').stdout);
-    expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ appId, name: 'from-cli', type: 'web', dailyCallLimit: 100 })]));
+    expect(listed).toEqual(
+      expect.arrayContaining([expect.objectContaining({ appId, name: 'from-cli', type: 'web', dailyCallLimit: 100 })]),
+    );
 
     const rotated = JSON.parse(gw('keys:rotate', '--app', appId, '--json').stdout);
     expect(rotated.apiKey).not.toBe(apiKey);

@@ -39,7 +39,12 @@ describe('console in the browser', () => {
   beforeAll(async () => {
     await upstream.start();
     // A short auth cache: a whitelist edit, a rotation or a disabled account shows on /v1 within 100 ms.
-    const env = testEnv({ CONSOLE_SIGNUP: 'invite', UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, USAGE_FLUSH_MS: 100, AUTH_CACHE_TTL_MS: 100 });
+    const env = testEnv({
+      CONSOLE_SIGNUP: 'invite',
+      UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl,
+      USAGE_FLUSH_MS: 100,
+      AUTH_CACHE_TTL_MS: 100,
+    });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     browserServer = await chromium.launchServer({
       executablePath: '/usr/bin/chromium',
@@ -68,7 +73,10 @@ describe('console in the browser', () => {
       const clipboard = navigator.clipboard;
       const write = clipboard.writeText.bind(clipboard);
       clipboard.writeText = (text: string) => {
-        (window as unknown as { copied: string[] }).copied = [...((window as unknown as { copied?: string[] }).copied ?? []), text];
+        (window as unknown as { copied: string[] }).copied = [
+          ...((window as unknown as { copied?: string[] }).copied ?? []),
+          text,
+        ];
         return write(text);
       };
     });
@@ -99,11 +107,24 @@ describe('console in the browser', () => {
     // Evaluated through the DevTools protocol: the page's CSP (no inline script) stays on.
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
-      const results = await (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document);
-      return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      const results = await (
+        window as unknown as {
+          axe: {
+            run(
+              context: Document,
+            ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe.run(document);
+      return results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
     });
     expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-    expect({ page: name, missedByKeyboard: await missedByKeyboard(page) }).toEqual({ page: name, missedByKeyboard: [] });
+    expect({ page: name, missedByKeyboard: await missedByKeyboard(page) }).toEqual({
+      page: name,
+      missedByKeyboard: [],
+    });
   }
 
   /** Presses Tab until `target` has the focus, as a keyboard user reaches it. */
@@ -112,7 +133,7 @@ describe('console in the browser', () => {
       await page.keyboard.press('Tab');
       if (await target.evaluate((element) => element === document.activeElement)) return;
     }
-    throw new Error(`Tab never reached ${target}`);
+    throw new Error(`Tab never reached ${target.toString()}`);
   }
 
   /** The visible controls (inside the open dialog, if any) that pressing Tab round the page never focuses. */
@@ -121,7 +142,9 @@ describe('console in the browser', () => {
       const scope = document.querySelector('[role="dialog"]') ?? document.body;
       const names: string[] = [];
       const radioGroups = new Map<string, number>();
-      for (const element of scope.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex]')) {
+      for (const element of scope.querySelectorAll<HTMLElement>(
+        'a[href], button, input, select, textarea, [tabindex]',
+      )) {
         delete element.dataset.walk;
         const disabled = (element as HTMLButtonElement).disabled || element.getAttribute('aria-disabled') === 'true';
         const input = element instanceof HTMLInputElement ? element : undefined;
@@ -134,7 +157,9 @@ describe('console in the browser', () => {
         }
         if (input?.type === 'radio') radioGroups.set(input.name, names.length);
         element.dataset.walk = String(names.length);
-        names.push(`${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? element.id).trim().slice(0, 40)}"`);
+        names.push(
+          `${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? element.id).trim().slice(0, 40)}"`,
+        );
       }
       (document.activeElement as HTMLElement | null)?.blur();
       return names;
@@ -229,14 +254,21 @@ describe('console in the browser', () => {
     await memberPage.waitForURL(`**/console/applications/${appId}`);
     await inspect(memberPage, 'credentials');
 
-    const call = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'from the console test' }, apiKey);
+    const call = await postJson(
+      `${api.url}/v1/embeddings`,
+      { model: 'text-embedding-v4', input: 'from the console test' },
+      apiKey,
+    );
     expect(call.status).toBe(200);
 
     await memberPage.getByRole('tab', { name: 'Quick start' }).click();
     await memberPage.getByRole('tab', { name: 'Node.js' }).first().waitFor();
     await inspect(memberPage, 'quick-start');
     await memberPage.getByRole('tab', { name: 'Webhooks' }).click();
-    await memberPage.getByText(/^(Outcome|No deliveries in this range\.)$/).first().waitFor();
+    await memberPage
+      .getByText(/^(Outcome|No deliveries in this range\.)$/)
+      .first()
+      .waitFor();
     await inspect(memberPage, 'webhooks');
     await memberPage.getByRole('link', { name: 'Models' }).click();
     await memberPage.getByRole('heading', { name: 'Model catalog' }).waitFor();
@@ -250,7 +282,11 @@ describe('console in the browser', () => {
     await memberPage.getByRole('tab', { name: 'Usage' }).click();
     const byModel = memberPage.getByTestId('usage-by-model');
     await waitUntil(async () => {
-      if ((await byModel.count()) > 0 && /text-embedding-v4\s*1\b/.test((await byModel.innerText()).replace(/\t/g, ' '))) return true;
+      if (
+        (await byModel.count()) > 0 &&
+        /text-embedding-v4\s*1\b/.test((await byModel.innerText()).replace(/\t/g, ' '))
+      )
+        return true;
       // Roll-ups land within USAGE_FLUSH_MS; the page reads them when the range changes or the tab reopens.
       await memberPage.getByRole('tab', { name: 'Webhooks' }).click();
       await memberPage.getByRole('tab', { name: 'Usage' }).click();
@@ -267,11 +303,19 @@ describe('console in the browser', () => {
     await memberPage.getByLabel('IP whitelist').fill('10.0.0.0/8');
     await memberPage.getByRole('button', { name: 'Save' }).click();
     await memberPage.getByText('Saved').waitFor();
-    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 403, 'the whitelist to refuse 127.0.0.1');
+    await waitUntil(
+      async () =>
+        (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 403,
+      'the whitelist to refuse 127.0.0.1',
+    );
 
     await memberPage.getByLabel('IP whitelist').fill('127.0.0.1');
     await memberPage.getByRole('button', { name: 'Save' }).click();
-    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 200, 'the whitelist to admit 127.0.0.1 again');
+    await waitUntil(
+      async () =>
+        (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 200,
+      'the whitelist to admit 127.0.0.1 again',
+    );
 
     await memberPage.getByRole('tab', { name: 'Credentials' }).click();
     await memberPage.getByLabel('Grace period (seconds)').fill('2');
@@ -279,9 +323,18 @@ describe('console in the browser', () => {
     const newKey = await memberPage.getByTestId('secret-api-key').inputValue();
     expect(newKey).not.toBe(apiKey);
     await memberPage.getByRole('button', { name: 'I have saved them' }).click();
-    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status).toBe(200);
-    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401, 'the old key to expire', 10_000);
-    expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, newKey)).status).toBe(200);
+    expect(
+      (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status,
+    ).toBe(200);
+    await waitUntil(
+      async () =>
+        (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401,
+      'the old key to expire',
+      10_000,
+    );
+    expect(
+      (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, newKey)).status,
+    ).toBe(200);
     apiKey = newKey;
 
     await memberPage.getByRole('link', { name: 'Applications' }).click();
@@ -292,7 +345,11 @@ describe('console in the browser', () => {
     // By keyboard, as the page must allow.
     await operatorPage.getByRole('switch', { name: 'Disabled member@example.com' }).focus();
     await operatorPage.keyboard.press('Space');
-    await waitUntil(async () => (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401, 'the disabled account\'s key to stop working');
+    await waitUntil(
+      async () =>
+        (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401,
+      "the disabled account's key to stop working",
+    );
     await operatorPage.getByRole('link', { name: 'System' }).click();
     await operatorPage.getByRole('cell', { name: 'embeddings', exact: true }).waitFor();
     await inspect(operatorPage, 'system');
@@ -305,7 +362,11 @@ describe('console in the browser', () => {
     const text = await operatorPage.locator('body').innerText();
     // What is not the console's to translate: the account's email, the language switch's own label, and "API", which
     // Chinese writes as it is ("API 密钥").
-    const left = text.replace(/owner@example\.com/g, '').replace(/\b(EN|API)\b/g, '').match(/[A-Za-z]{2,}/g) ?? [];
+    const left =
+      text
+        .replace(/owner@example\.com/g, '')
+        .replace(/\b(EN|API)\b/g, '')
+        .match(/[A-Za-z]{2,}/g) ?? [];
     expect(left).toEqual([]);
     await operatorPage.screenshot({ path: path.join(SHOTS, 'applications-zh-CN.png'), fullPage: true });
 

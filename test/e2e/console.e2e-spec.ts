@@ -1,6 +1,6 @@
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient, ConsoleUser } from '../helpers/console';
-import { getJson, postJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import { getJson, postJson, RunningApi, startApi, startWorker, testEnv, waitFor, waitUntil } from '../helpers/gateway';
 
 describe('console API: accounts and applications', () => {
   const upstream = new OpenAiFake();
@@ -46,13 +46,25 @@ describe('console API: accounts and applications', () => {
   it('registers, signs in and out, and refuses a wrong password or a taken email', async () => {
     const user = await register('ada@example.com');
     expect((await call('GET', '/auth/me', user)).body.user.email).toBe('ada@example.com');
-    expect((await call('POST', '/auth/register', undefined, { email: 'ADA@example.com', password: 'another password' })).body.error.code).toBe('AlreadyExists');
-    expect((await call('POST', '/auth/login', undefined, { email: 'ada@example.com', password: 'wrong password!' })).body.error.code).toBe('InvalidCredentials');
-    const login = await call('POST', '/auth/login', undefined, { email: 'ada@example.com', password: 'correct horse battery' });
+    expect(
+      (await call('POST', '/auth/register', undefined, { email: 'ADA@example.com', password: 'another password' })).body
+        .error.code,
+    ).toBe('AlreadyExists');
+    expect(
+      (await call('POST', '/auth/login', undefined, { email: 'ada@example.com', password: 'wrong password!' })).body
+        .error.code,
+    ).toBe('InvalidCredentials');
+    const login = await call('POST', '/auth/login', undefined, {
+      email: 'ada@example.com',
+      password: 'correct horse battery',
+    });
     expect(login.status).toBe(200);
     expect((await call('POST', '/auth/logout', user)).status).toBe(204);
     expect((await call('GET', '/auth/me', user)).status).toBe(401);
-    expect((await call('POST', '/auth/register', undefined, { email: 'not-an-email', password: 'correct horse battery' })).body.error.param).toBe('email');
+    expect(
+      (await call('POST', '/auth/register', undefined, { email: 'not-an-email', password: 'correct horse battery' }))
+        .body.error.param,
+    ).toBe('email');
   });
 
   it('creates an application with every console field and shows its credentials once', async () => {
@@ -60,9 +72,16 @@ describe('console API: accounts and applications', () => {
     const created = await call('POST', '/applications', user, fullApplication);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
-      name: 'Shop assistant', type: 'web', usage_scenario: 'semantic search over the catalogue', expected_volume: 20000,
-      scope: fullApplication.scope, daily_call_limit: 1000, concurrency_limit: 5, ip_whitelist: fullApplication.ip_whitelist,
-      callback_url: fullApplication.callback_url, status: 'active',
+      name: 'Shop assistant',
+      type: 'web',
+      usage_scenario: 'semantic search over the catalogue',
+      expected_volume: 20000,
+      scope: fullApplication.scope,
+      daily_call_limit: 1000,
+      concurrency_limit: 5,
+      ip_whitelist: fullApplication.ip_whitelist,
+      callback_url: fullApplication.callback_url,
+      status: 'active',
     });
     const { app_id: appId, api_key: apiKey, secret_key: secretKey } = created.body.credentials;
     expect(apiKey).toMatch(/^sk-/);
@@ -125,7 +144,10 @@ describe('console API: accounts and applications', () => {
       expect(attempt.body.error.code).toBe('NotFound');
     });
     expect((await call('GET', '/applications', stranger)).body.data).toEqual([]);
-    expect((await call('GET', `/applications/${appId}`, owner)).body).toMatchObject({ name: 'private', status: 'active' });
+    expect((await call('GET', `/applications/${appId}`, owner)).body).toMatchObject({
+      name: 'private',
+      status: 'active',
+    });
   });
 
   it('updates settings, rotates the key, resets the secret and revokes', async () => {
@@ -133,11 +155,16 @@ describe('console API: accounts and applications', () => {
     const created = (await call('POST', '/applications', user, { name: 'cycle' })).body;
     const appId = created.id;
     const oldKey = created.credentials.api_key;
-    expect((await call('PATCH', `/applications/${appId}`, user, { daily_call_limit: 7, description: 'updated' })).body).toMatchObject({ daily_call_limit: 7, description: 'updated', name: 'cycle' });
+    expect(
+      (await call('PATCH', `/applications/${appId}`, user, { daily_call_limit: 7, description: 'updated' })).body,
+    ).toMatchObject({ daily_call_limit: 7, description: 'updated', name: 'cycle' });
 
     const rotated = await call('POST', `/applications/${appId}/rotate-key`, user, { grace_seconds: 0 });
     expect(rotated.body.api_key).not.toBe(oldKey);
-    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, oldKey)).status === 401, 'the old key to stop working');
+    await waitUntil(
+      async () => (await getJson(`${api.url}/v1/models`, oldKey)).status === 401,
+      'the old key to stop working',
+    );
     expect((await getJson(`${api.url}/v1/models`, rotated.body.api_key)).status).toBe(200);
 
     // With a grace period the previous key keeps working for a while next to the new one.
@@ -147,7 +174,7 @@ describe('console API: accounts and applications', () => {
     expect((await getJson(`${api.url}/v1/models`, rotated.body.api_key)).status).toBe(200);
     expect((await getJson(`${api.url}/v1/models`, graced.body.api_key)).status).toBe(200);
     const keys = (await call('GET', `/applications/${appId}`, user)).body.api_keys;
-    expect(keys.filter((k: any) => k.expires_at !== null)).toHaveLength(1);
+    expect(keys.filter((k: { expires_at: string | null }) => k.expires_at !== null)).toHaveLength(1);
 
     const reset = await call('POST', `/applications/${appId}/reset-secret`, user);
     expect(reset.body.secret_key).toMatch(/^ss-/);
@@ -155,23 +182,32 @@ describe('console API: accounts and applications', () => {
 
     expect((await call('DELETE', `/applications/${appId}`, user)).body.status).toBe('revoked');
     for (const key of [rotated.body.api_key, graced.body.api_key]) {
-      await waitUntil(async () => (await getJson(`${api.url}/v1/models`, key)).status === 401, 'the revoked keys to stop working');
+      await waitUntil(
+        async () => (await getJson(`${api.url}/v1/models`, key)).status === 401,
+        'the revoked keys to stop working',
+      );
     }
     const revokedKeys = (await call('GET', `/applications/${appId}`, user)).body.api_keys;
-    expect(revokedKeys.every((k: any) => k.status !== 'active')).toBe(true);
+    expect(revokedKeys.every((k: { status: string }) => k.status !== 'active')).toBe(true);
   });
 
   it('serves usage series for charts', async () => {
     const user = await register('charts@example.com');
     const created = (await call('POST', '/applications', user, { name: 'charts' })).body;
-    await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'count this' }, created.credentials.api_key);
+    await postJson(
+      `${api.url}/v1/embeddings`,
+      { model: 'text-embedding-v4', input: 'count this' },
+      created.credentials.api_key,
+    );
     const day = new Date().toISOString().slice(0, 10);
-    let series: any;
-    await waitUntil(async () => {
-      series = await call('GET', `/applications/${created.id}/usage?from=${day}&to=${day}`, user);
-      return series.body.data.length > 0;
-    }, 'the usage to be rolled up');
+    const series = await waitFor(
+      () => call('GET', `/applications/${created.id}/usage?from=${day}&to=${day}`, user),
+      (answer) => answer.body.data.length > 0,
+      'the usage to be rolled up',
+    );
     expect(series.body.data[0]).toMatchObject({ day, model: 'text-embedding-v4', calls: 1, errors: 0 });
-    expect((await call('GET', `/applications/${created.id}/usage?from=2026-13-01`, user)).body.error.param).toBe('from');
+    expect((await call('GET', `/applications/${created.id}/usage?from=2026-13-01`, user)).body.error.param).toBe(
+      'from',
+    );
   });
 });

@@ -1,8 +1,18 @@
 import { ChildProcess } from 'node:child_process';
-import { LeaseSemaphore } from '@gateway/queue';
+import { LeaseSemaphore, RedisKeys } from '@gateway/queue';
 import Redis from 'ioredis';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, postJson, RunningApi, spawnWorker, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  spawnWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+  waitUntil,
+} from '../helpers/gateway';
 
 describe('several api instances and workers on one Redis and MongoDB', () => {
   const upstream = new OpenAiFake();
@@ -16,13 +26,24 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
 
   it('answers each caller of two api instances with its own result under concurrent load', async () => {
     const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
-    const [apiA, apiB, workerA, workerB] = await Promise.all([startApi(env), startApi(env), startWorker(env), startWorker(env)]);
+    const [apiA, apiB, workerA, workerB] = await Promise.all([
+      startApi(env),
+      startApi(env),
+      startWorker(env),
+      startWorker(env),
+    ]);
     try {
       const { apiKey } = await createApplication(apiA);
       upstream.setDelay(5);
       const texts = Array.from({ length: 200 }, (_, i) => `request number ${i}`);
       const responses = await Promise.all(
-        texts.map((text, i) => postJson(`${(i % 2 ? apiA : apiB).url}/v1/embeddings`, { model: 'text-embedding-v4', input: text, dimensions: 64 }, apiKey)),
+        texts.map((text, i) =>
+          postJson(
+            `${(i % 2 ? apiA : apiB).url}/v1/embeddings`,
+            { model: 'text-embedding-v4', input: text, dimensions: 64 },
+            apiKey,
+          ),
+        ),
       );
       responses.forEach((response, i) => {
         expect(response.status).toBe(200);
@@ -32,7 +53,9 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
       // Every task got its record, readable from either instance.
       const ids = responses.map((r) => r.headers.get('x-task-id'));
       expect(new Set(ids).size).toBe(200);
-      const checks = await Promise.all(ids.slice(0, 20).map((id, i) => getJson(`${(i % 2 ? apiB : apiA).url}/v1/tasks/${id}`, apiKey)));
+      const checks = await Promise.all(
+        ids.slice(0, 20).map((id, i) => getJson(`${(i % 2 ? apiB : apiA).url}/v1/tasks/${id}`, apiKey)),
+      );
       checks.forEach((task) => expect(task.body.status).toBe('succeeded'));
     } finally {
       await Promise.all([apiA.close(), apiB.close(), workerA.close(), workerB.close()]);
@@ -46,7 +69,9 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
       const { apiKey } = await createApplication(api);
       upstream.setDelay(150);
       const responses = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => postJson(`${api.url}/v1/embeddings`, { model: 'capped-embedding', input: `n${i}` }, apiKey)),
+        Array.from({ length: 10 }, (_, i) =>
+          postJson(`${api.url}/v1/embeddings`, { model: 'capped-embedding', input: `n${i}` }, apiKey),
+        ),
       );
       responses.forEach((response) => expect(response.status).toBe(200));
       expect(upstream.calls).toHaveLength(10);
@@ -78,12 +103,16 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
     const api = await startApi(env);
     const { apiKey } = await createApplication(api);
     // Swallow replies: this instance's channel is renamed so the worker publishes into the void.
-    const gateway = api.app.get((await import('@gateway/queue')).TaskGateway) as any;
+    const gateway = api.app.get((await import('@gateway/queue')).ReplyWaiters);
     Object.defineProperty(gateway, 'channel', { value: `${gateway.channel}:lost` });
     const worker = await startWorker(env);
     try {
       const started = Date.now();
-      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'lost reply', dimensions: 64 }, apiKey);
+      const response = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'lost reply', dimensions: 64 },
+        apiKey,
+      );
       expect(response.status).toBe(200);
       expect(response.body.data[0].embedding).toEqual(fakeVector('lost reply', 64));
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
@@ -101,7 +130,11 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
       const { apiKey } = await createApplication(api);
       doomed = spawnWorker(env);
       upstream.setDelay(4000);
-      const pending = postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'survivor', dimensions: 64 }, apiKey);
+      const pending = postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'survivor', dimensions: 64 },
+        apiKey,
+      );
       await waitUntil(() => upstream.calls.length === 1, 'the first worker to call the upstream', 20_000);
       doomed.kill('SIGKILL');
       upstream.setDelay(0);
@@ -124,7 +157,11 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
     try {
       const { apiKey } = await createApplication(api);
       upstream.setDelay(600);
-      const pending = postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'during shutdown', dimensions: 64 }, apiKey);
+      const pending = postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'during shutdown', dimensions: 64 },
+        apiKey,
+      );
       await waitUntil(() => upstream.calls.length === 1, 'the worker to take the job');
       await worker.close();
       const response = await pending;
@@ -143,9 +180,14 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
     try {
       const { apiKey } = await createApplication(api);
       const abort = new AbortController();
-      const pending = postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'never run' }, apiKey, abort.signal).catch((e) => e);
+      const pending = postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'never run' },
+        apiKey,
+        abort.signal,
+      ).catch((e) => e);
       const redis = new Redis(String(env.REDIS_URL));
-      const waitingKey = `${env.QUEUE_PREFIX}:embeddings:wait`;
+      const waitingKey = new RedisKeys(String(env.REDIS_PREFIX)).bullmq('embeddings', 'wait');
       await waitUntil(async () => (await redis.llen(waitingKey)) === 1, 'the job to be queued');
       const [taskId] = await redis.lrange(waitingKey, 0, 0);
       abort.abort();
@@ -156,11 +198,11 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
       await new Promise((r) => setTimeout(r, 300));
       await worker.close();
       expect(upstream.calls).toHaveLength(0);
-      let task: any;
-      await waitUntil(async () => {
-        task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
-        return task.status === 200;
-      }, 'the cancelled task record');
+      const task = await waitFor(
+        () => getJson(`${api.url}/v1/tasks/${taskId}`, apiKey),
+        (answer) => answer.status === 200,
+        'the cancelled task record',
+      );
       expect(task.body).toMatchObject({ status: 'cancelled', cost: 0, error: { code: 'ClientClosedRequest' } });
     } finally {
       await api.close();

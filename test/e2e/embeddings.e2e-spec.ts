@@ -31,7 +31,12 @@ describe('POST /v1/embeddings', () => {
   beforeEach(() => [primary, secondary, broken].forEach((fake) => fake.reset()));
 
   it('answers the official openai SDK with the upstream vector at the requested dimensions', async () => {
-    const result = await client.embeddings.create({ model: 'text-embedding-v4', input: 'hello world', dimensions: 256, encoding_format: 'float' });
+    const result = await client.embeddings.create({
+      model: 'text-embedding-v4',
+      input: 'hello world',
+      dimensions: 256,
+      encoding_format: 'float',
+    });
     expect(result.object).toBe('list');
     expect(result.model).toBe('text-embedding-v4');
     expect(result.data[0].embedding).toHaveLength(256);
@@ -63,7 +68,12 @@ describe('POST /v1/embeddings', () => {
 
   it('keeps the order of a batch', async () => {
     const input = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'];
-    const result = await client.embeddings.create({ model: 'text-embedding-v4', input, dimensions: 128, encoding_format: 'float' });
+    const result = await client.embeddings.create({
+      model: 'text-embedding-v4',
+      input,
+      dimensions: 128,
+      encoding_format: 'float',
+    });
     expect(result.data.map((d) => d.index)).toEqual(input.map((_, i) => i));
     result.data.forEach((item, i) => expect(item.embedding).toEqual(fakeVector(input[i], 128)));
   });
@@ -75,7 +85,11 @@ describe('POST /v1/embeddings', () => {
     const [otherApi, otherWorker] = await Promise.all([startApi(env), startWorker(env)]);
     try {
       const { apiKey: key } = await createApplication(otherApi);
-      const result = await postJson(`${otherApi.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'hi', dimensions: 256 }, key);
+      const result = await postJson(
+        `${otherApi.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'hi', dimensions: 256 },
+        key,
+      );
       const vector: number[] = result.body.data[0].embedding;
       expect(vector).toHaveLength(256);
       expect(Math.hypot(...vector)).toBeCloseTo(1, 6);
@@ -87,13 +101,38 @@ describe('POST /v1/embeddings', () => {
 
   describe('rejects bad input with 400 and the parameter at fault', () => {
     it.each([
-      ['an unsupported dimensions value', { model: 'text-embedding-v4', input: 'x', dimensions: 100 }, 'InvalidParameter', 'dimensions'],
+      [
+        'an unsupported dimensions value',
+        { model: 'text-embedding-v4', input: 'x', dimensions: 100 },
+        'InvalidParameter',
+        'dimensions',
+      ],
       ['an empty string', { model: 'text-embedding-v4', input: '' }, 'InvalidParameter', 'input'],
       ['an empty array', { model: 'text-embedding-v4', input: [] }, 'InvalidParameter', 'input'],
-      ['more inputs than the model takes', { model: 'text-embedding-v4', input: Array(11).fill('x') }, 'InvalidParameter', 'input'],
-      ['an input over the token limit', { model: 'text-embedding-v4', input: ['ok', 'word '.repeat(9000)] }, 'InvalidParameter', 'input[1]'],
-      ['an unknown encoding', { model: 'text-embedding-v4', input: 'x', encoding_format: 'int8' }, 'InvalidParameter', 'encoding_format'],
-      ['an unknown field', { model: 'text-embedding-v4', input: 'x', temperature: 1 }, 'InvalidParameter', 'temperature'],
+      [
+        'more inputs than the model takes',
+        { model: 'text-embedding-v4', input: Array(11).fill('x') },
+        'InvalidParameter',
+        'input',
+      ],
+      [
+        'an input over the token limit',
+        { model: 'text-embedding-v4', input: ['ok', 'word '.repeat(9000)] },
+        'InvalidParameter',
+        'input[1]',
+      ],
+      [
+        'an unknown encoding',
+        { model: 'text-embedding-v4', input: 'x', encoding_format: 'int8' },
+        'InvalidParameter',
+        'encoding_format',
+      ],
+      [
+        'an unknown field',
+        { model: 'text-embedding-v4', input: 'x', temperature: 1 },
+        'InvalidParameter',
+        'temperature',
+      ],
       ['a missing model', { input: 'x' }, 'InvalidParameter', 'model'],
       ['an unknown model', { model: 'no-such-model', input: 'x' }, 'ModelNotFound', 'model'],
       ['a chat model', { model: 'x-chat', input: 'x' }, 'ModelNotFound', 'model'],
@@ -112,7 +151,7 @@ describe('POST /v1/embeddings', () => {
         body: '{"model": ',
       });
       expect(response.status).toBe(400);
-      expect(((await response.json()) as any).error.code).toBe('InvalidParameter');
+      expect((await response.json()).error.code).toBe('InvalidParameter');
     });
   });
 
@@ -129,7 +168,11 @@ describe('POST /v1/embeddings', () => {
       ['an unknown valid-looking key', 'unknown'],
     ])('answers 401 InvalidApiKey for %s', async (_name, key) => {
       const apiKeyToSend = key === 'unknown' ? await unknownButWellFormedKey() : key;
-      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKeyToSend);
+      const response = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'x' },
+        apiKeyToSend,
+      );
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('InvalidApiKey');
     });
@@ -142,7 +185,11 @@ describe('POST /v1/embeddings', () => {
   describe('upstream failures', () => {
     it('retries an upstream 500 and succeeds', async () => {
       primary.failNext({ times: 1, status: 500 });
-      const result = await client.embeddings.create({ model: 'text-embedding-v4', input: 'retry me', encoding_format: 'float' });
+      const result = await client.embeddings.create({
+        model: 'text-embedding-v4',
+        input: 'retry me',
+        encoding_format: 'float',
+      });
       expect(result.data[0].embedding).toEqual(fakeVector('retry me', 1024));
       expect(primary.calls).toHaveLength(2);
     });
@@ -175,8 +222,12 @@ describe('POST /v1/embeddings', () => {
       expect(task.body).toMatchObject({ status: 'failed', error: { code: 'UpstreamError' } });
     });
 
-    it('maps an upstream 400 to the caller\'s 400 without retrying', async () => {
-      primary.failNext({ times: 1, status: 400, body: { error: { message: 'input contains forbidden text', type: 'invalid_request_error' } } });
+    it("maps an upstream 400 to the caller's 400 without retrying", async () => {
+      primary.failNext({
+        times: 1,
+        status: 400,
+        body: { error: { message: 'input contains forbidden text', type: 'invalid_request_error' } },
+      });
       const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('InvalidParameter');

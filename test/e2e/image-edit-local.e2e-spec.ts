@@ -20,7 +20,16 @@ describe('POST /v1/images/edits through the local engine', () => {
   });
 
   async function editAndFetch(images: Buffer[], text: string, parameters?: Record<string, unknown>) {
-    const response = await postJson(`${api.url}/v1/images/edits`, editBody(PLUS, images.map((png) => dataUri(png)), text, parameters), apiKey);
+    const response = await postJson(
+      `${api.url}/v1/images/edits`,
+      editBody(
+        PLUS,
+        images.map((png) => dataUri(png)),
+        text,
+        parameters,
+      ),
+      apiKey,
+    );
     expect(response.status).toBe(200);
     const outputs = await Promise.all(
       response.body.data.map(async (item: { url: string }) => {
@@ -57,7 +66,11 @@ describe('POST /v1/images/edits through the local engine', () => {
   });
 
   it('rotates by 90 degrees: a landscape input becomes portrait', async () => {
-    const { outputs } = await editAndFetch([await halvesPng(300, 150, [255, 0, 0], [0, 0, 255])], 'rotate 90 degrees clockwise', { prompt_extend: false });
+    const { outputs } = await editAndFetch(
+      [await halvesPng(300, 150, [255, 0, 0], [0, 0, 255])],
+      'rotate 90 degrees clockwise',
+      { prompt_extend: false },
+    );
     const pixels = await pixelsOf(outputs[0]);
     expect(pixels.height).toBeGreaterThan(pixels.width);
     // Clockwise: the left (red) half ends up on top.
@@ -121,12 +134,17 @@ describe('POST /v1/images/edits through the local engine', () => {
     const marked = await editAndFetch([input], 'keep as is', { seed: 1, watermark: true, size: '512*512' });
     const [a, b] = await Promise.all([pixelsOf(plain.outputs[0]), pixelsOf(marked.outputs[0])]);
     let changed = 0;
-    for (let y = 400; y < 512; y += 2) for (let x = 256; x < 512; x += 2) if (a.at(x, y).join() !== b.at(x, y).join()) changed++;
+    for (let y = 400; y < 512; y += 2)
+      for (let x = 256; x < 512; x += 2) if (a.at(x, y).join() !== b.at(x, y).join()) changed++;
     expect(changed).toBeGreaterThan(50);
   });
 
   it('still returns a valid image for an instruction it cannot act on, and says so', async () => {
-    const { body, outputs } = await editAndFetch([await solidPng(64, 64, [10, 200, 10])], 'make the cat wear a wizard hat', { prompt_extend: false });
+    const { body, outputs } = await editAndFetch(
+      [await solidPng(64, 64, [10, 200, 10])],
+      'make the cat wear a wizard hat',
+      { prompt_extend: false },
+    );
     expect((await pixelsOf(outputs[0])).width).toBeGreaterThan(0);
     expect(body.data[0].revised_prompt).toMatch(/not|could|unsupported|无法/i);
   });
@@ -141,7 +159,11 @@ describe('POST /v1/images/edits through the local engine', () => {
     const { taskId } = await editAndFetch([await solidPng(64, 64, [1, 1, 1])], 'invert', { n: 3 });
     const task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
     expect(task.status).toBe(200);
-    expect(task.body).toMatchObject({ status: 'succeeded', model: PLUS, resolved_model: 'x-image-edit-plus-2025-12-15' });
+    expect(task.body).toMatchObject({
+      status: 'succeeded',
+      model: PLUS,
+      resolved_model: 'x-image-edit-plus-2025-12-15',
+    });
     expect(task.body.usage.images).toBe(3);
     expect(task.body.cost).toBeCloseTo(0.6, 6);
   });

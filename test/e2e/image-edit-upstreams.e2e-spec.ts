@@ -47,7 +47,13 @@ describe('POST /v1/images/edits through upstream providers', () => {
   const recordsOf = (response: { headers: Headers }) => billing.listForTask(response.headers.get('x-task-id')!, appId);
 
   it('calls DashScope with the upstream model id and its native request shape', async () => {
-    const response = await edit(DASHSCOPE_MODEL, { size: '1024*768', seed: 42, negative_prompt: '模糊', prompt_extend: false, watermark: true });
+    const response = await edit(DASHSCOPE_MODEL, {
+      size: '1024*768',
+      seed: 42,
+      negative_prompt: '模糊',
+      prompt_extend: false,
+      watermark: true,
+    });
     expect(response.status).toBe(200);
     expect(dashscope.calls).toHaveLength(1);
     expect(dashscope.calls[0]).toMatchObject({

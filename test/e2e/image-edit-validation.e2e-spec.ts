@@ -26,7 +26,11 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
 
   async function expectRefused(body: unknown, code: string, param: string) {
     const response = await edit(body);
-    expect({ status: response.status, code: response.body.error?.code, param: response.body.error?.param }).toEqual({ status: 400, code, param });
+    expect({ status: response.status, code: response.body.error?.code, param: response.body.error?.param }).toEqual({
+      status: 400,
+      code,
+      param,
+    });
     expect(response.body.request_id).toMatch(/^req_/);
     return response;
   }
@@ -50,7 +54,10 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
   });
 
   it('needs each content item to carry exactly one of image or text', async () => {
-    const both = { model: PLUS, input: { messages: [{ role: 'user', content: [{ image, text: 'grayscale' }, { text: 'x' }] }] } };
+    const both = {
+      model: PLUS,
+      input: { messages: [{ role: 'user', content: [{ image, text: 'grayscale' }, { text: 'x' }] }] },
+    };
     await expectRefused(both, 'InvalidParameter', 'input.messages[0].content[0]');
     const neither = { model: PLUS, input: { messages: [{ role: 'user', content: [{ image }, {}, { text: 'x' }] }] } };
     await expectRefused(neither, 'InvalidParameter', 'input.messages[0].content[1]');
@@ -58,13 +65,20 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
 
   it('needs 1 to 3 images', async () => {
     await expectRefused(editBody(PLUS, [], 'grayscale'), 'InvalidParameter', 'input.messages[0].content');
-    await expectRefused(editBody(PLUS, [image, image, image, image], 'grayscale'), 'InvalidParameter', 'input.messages[0].content');
+    await expectRefused(
+      editBody(PLUS, [image, image, image, image], 'grayscale'),
+      'InvalidParameter',
+      'input.messages[0].content',
+    );
   });
 
   it('needs exactly one text', async () => {
     const noText = { model: PLUS, input: { messages: [{ role: 'user', content: [{ image }] }] } };
     await expectRefused(noText, 'InvalidParameter', 'input.messages[0].content');
-    const twoTexts = { model: PLUS, input: { messages: [{ role: 'user', content: [{ image }, { text: 'a' }, { text: 'b' }] }] } };
+    const twoTexts = {
+      model: PLUS,
+      input: { messages: [{ role: 'user', content: [{ image }, { text: 'a' }, { text: 'b' }] }] },
+    };
     await expectRefused(twoTexts, 'InvalidParameter', 'input.messages[0].content');
   });
 
@@ -101,15 +115,35 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
     const sized = await edit(editBody(PLUS, [image], 'invert', { size: '640*512' }));
     expect(sized.status).toBe(200);
     await expectRefused(editBody(PLUS, [image], 'invert', { size: '511*1024' }), 'InvalidParameter', 'parameters.size');
-    await expectRefused(editBody(PLUS, [image], 'invert', { size: '1024*2049' }), 'InvalidParameter', 'parameters.size');
-    await expectRefused(editBody(PLUS, [image], 'invert', { size: '1024x1024' }), 'InvalidParameter', 'parameters.size');
-    await expectRefused(editBody(BASE, [image], 'invert', { size: '1024*1024' }), 'UnsupportedParameter', 'parameters.size');
+    await expectRefused(
+      editBody(PLUS, [image], 'invert', { size: '1024*2049' }),
+      'InvalidParameter',
+      'parameters.size',
+    );
+    await expectRefused(
+      editBody(PLUS, [image], 'invert', { size: '1024x1024' }),
+      'InvalidParameter',
+      'parameters.size',
+    );
+    await expectRefused(
+      editBody(BASE, [image], 'invert', { size: '1024*1024' }),
+      'UnsupportedParameter',
+      'parameters.size',
+    );
   });
 
   it('takes prompt_extend for the plus family only', async () => {
     expect((await edit(editBody(PLUS, [image], 'invert', { prompt_extend: true }))).status).toBe(200);
-    await expectRefused(editBody(BASE, [image], 'invert', { prompt_extend: true }), 'UnsupportedParameter', 'parameters.prompt_extend');
-    await expectRefused(editBody(PLUS, [image], 'invert', { prompt_extend: 'yes' }), 'InvalidParameter', 'parameters.prompt_extend');
+    await expectRefused(
+      editBody(BASE, [image], 'invert', { prompt_extend: true }),
+      'UnsupportedParameter',
+      'parameters.prompt_extend',
+    );
+    await expectRefused(
+      editBody(PLUS, [image], 'invert', { prompt_extend: 'yes' }),
+      'InvalidParameter',
+      'parameters.prompt_extend',
+    );
   });
 
   it('takes seed from 0 to 2147483647', async () => {
@@ -121,7 +155,11 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
 
   it('takes watermark as a boolean', async () => {
     expect((await edit(editBody(PLUS, [image], 'invert', { watermark: false }))).status).toBe(200);
-    await expectRefused(editBody(PLUS, [image], 'invert', { watermark: 'no' }), 'InvalidParameter', 'parameters.watermark');
+    await expectRefused(
+      editBody(PLUS, [image], 'invert', { watermark: 'no' }),
+      'InvalidParameter',
+      'parameters.watermark',
+    );
   });
 
   it('refuses an unknown model and a model of another capability', async () => {
@@ -144,7 +182,12 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
 
     it('accepts every listed format by its bytes, whatever the data URI says', async () => {
       const base = sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } });
-      const encoded = await Promise.all([base.clone().jpeg().toBuffer(), base.clone().webp().toBuffer(), base.clone().tiff().toBuffer(), base.clone().gif().toBuffer()]);
+      const encoded = await Promise.all([
+        base.clone().jpeg().toBuffer(),
+        base.clone().webp().toBuffer(),
+        base.clone().tiff().toBuffer(),
+        base.clone().gif().toBuffer(),
+      ]);
       for (const bytes of encoded) {
         const response = await edit(withImageAt1(dataUri(bytes, 'image/png')));
         expect(response.status).toBe(200);
@@ -175,7 +218,12 @@ describe('POST /v1/images/edits: request rules (docs/contracts.md, "Image edit")
     });
 
     it('refuses a decompression bomb by its pixel count', async () => {
-      const bomb = await sharp({ create: { width: 9000, height: 6000, channels: 3, background: '#000' }, limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer();
+      const bomb = await sharp({
+        create: { width: 9000, height: 6000, channels: 3, background: '#000' },
+        limitInputPixels: false,
+      })
+        .png({ compressionLevel: 9 })
+        .toBuffer();
       expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
       await expectRefused(withImageAt1(dataUri(bomb)), 'InvalidImage', param);
     });

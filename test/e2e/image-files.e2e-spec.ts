@@ -72,7 +72,11 @@ describe('GET /v1/files/{id}', () => {
     const expired = await download(url.href);
     expect(expired.status).toBe(410);
     expect(expired.body.error.code).toBe('UrlExpired');
-    await waitUntil(async () => (await store.openImage(fileId)) === null, 'the sweep to delete the expired image', 10_000);
+    await waitUntil(
+      async () => (await store.openImage(fileId)) === null,
+      'the sweep to delete the expired image',
+      10_000,
+    );
   });
 
   it('keeps large inputs out of the job and deletes them once the task is final', async () => {
@@ -81,6 +85,10 @@ describe('GET /v1/files/{id}', () => {
     expect(job!.data.images).toEqual([{ stored: expect.stringMatching(/^in_/) }]);
     expect(JSON.stringify(job!.data).length).toBeLessThan(2048);
     const inputs = connection.db!.collection('inputs.files');
-    await waitUntil(async () => (await inputs.countDocuments({ _id: job!.data.images[0].stored })) === 0, 'the stored input to be deleted', 5_000);
+    await waitUntil(
+      async () => (await inputs.countDocuments({ _id: job!.data.images[0].stored })) === 0,
+      'the stored input to be deleted',
+      5_000,
+    );
   });
 });

@@ -38,12 +38,18 @@ describe('POST /v1/images/edits with image URLs', () => {
   beforeAll(async () => {
     png = await halvesPng(80, 40, [255, 0, 0], [0, 0, 255]);
     // 127.0.0.1 plays an internal service; 127.0.0.2 plays a host the operator allowed (OUTBOUND_ALLOW_CIDRS).
-    internal = await imageServer('127.0.0.1', () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: png }));
+    internal = await imageServer('127.0.0.1', () => ({
+      status: 200,
+      headers: { 'content-type': 'image/png' },
+      body: png,
+    }));
     allowed = await imageServer('127.0.0.2', (request): Answer => {
       if (request.url === '/image.png') return { status: 200, headers: { 'content-type': 'image/png' }, body: png };
-      if (request.url === '/to-internal') return { status: 302, headers: { location: `http://127.0.0.1:${internal.port}/secret.png` } };
+      if (request.url === '/to-internal')
+        return { status: 302, headers: { location: `http://127.0.0.1:${internal.port}/secret.png` } };
       const hop = /^\/hop(\d)$/.exec(request.url ?? '');
-      if (hop) return { status: 302, headers: { location: Number(hop[1]) > 1 ? `/hop${Number(hop[1]) - 1}` : '/image.png' } };
+      if (hop)
+        return { status: 302, headers: { location: Number(hop[1]) > 1 ? `/hop${Number(hop[1]) - 1}` : '/image.png' } };
       if (request.url === '/not-found') return { status: 404, body: Buffer.from('nope') };
       return { status: 200, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html></html>') };
     });
@@ -57,7 +63,8 @@ describe('POST /v1/images/edits with image URLs', () => {
     await Promise.all([internal?.close(), allowed?.close()]);
   });
 
-  const edit = (url: string) => postJson(`${api.url}/v1/images/edits`, editBody(PLUS, [url], 'invert', { prompt_extend: false }), apiKey);
+  const edit = (url: string) =>
+    postJson(`${api.url}/v1/images/edits`, editBody(PLUS, [url], 'invert', { prompt_extend: false }), apiKey);
 
   it('fetches an image from an allowed host and edits it', async () => {
     const response = await edit(`http://127.0.0.2:${allowed.port}/image.png`);

@@ -1,6 +1,16 @@
 import { ChildProcess } from 'node:child_process';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, postJson, RunningApi, spawnWorker, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  RunningApi,
+  spawnWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitUntil,
+} from '../helpers/gateway';
 
 const embed = (api: RunningApi, apiKey: string, input = 'hello') =>
   postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input, dimensions: 64 }, apiKey);
@@ -30,7 +40,9 @@ describe('application limits, scope and IP whitelist', () => {
 
   it('lets exactly N calls through a daily limit of N across two api instances hit at once', async () => {
     const { apiKey } = await createApplication(apiA, 'daily', { dailyCallLimit: 5 });
-    const responses = await Promise.all(Array.from({ length: 14 }, (_, i) => embed(i % 2 ? apiA : apiB, apiKey, `d${i}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 14 }, (_, i) => embed(i % 2 ? apiA : apiB, apiKey, `d${i}`)),
+    );
     const ok = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     expect(ok).toHaveLength(5);
@@ -53,7 +65,9 @@ describe('application limits, scope and IP whitelist', () => {
   it('never lets more than C calls of an application run at once, across instances, and frees slots on completion', async () => {
     const { apiKey } = await createApplication(apiA, 'concurrent', { concurrencyLimit: 2 });
     upstream.setDelay(1000);
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => embed(i % 2 ? apiA : apiB, apiKey, `c${i}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => embed(i % 2 ? apiA : apiB, apiKey, `c${i}`)),
+    );
     const ok = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 429);
     expect(ok.length + refused.length).toBe(8);
@@ -71,7 +85,12 @@ describe('application limits, scope and IP whitelist', () => {
 
   it('gives back the slot of a worker killed while holding it, once its lease expires', async () => {
     // Long job lock: nobody takes the dead worker's job over, so only the lease can free the slot.
-    const isolated = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, CONCURRENCY_LEASE_MS: 1500, JOB_LOCK_MS: 60_000, SYNC_TIMEOUT_MS: 10_000 });
+    const isolated = testEnv({
+      UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl,
+      CONCURRENCY_LEASE_MS: 1500,
+      JOB_LOCK_MS: 60_000,
+      SYNC_TIMEOUT_MS: 10_000,
+    });
     // SYNC_TIMEOUT_MS is long enough for the spawned worker to boot during the warm-up call.
     const api = await startApi(isolated);
     let doomed: ChildProcess | undefined;
@@ -80,12 +99,25 @@ describe('application limits, scope and IP whitelist', () => {
       const warmUp = await createApplication(api, 'warm-up');
       doomed = spawnWorker(isolated);
       // Answered only once the spawned worker runs, so the lease below starts with a live worker.
-      expect((await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'warm', dimensions: 64 }, warmUp.apiKey)).status).toBe(200);
+      expect(
+        (
+          await postJson(
+            `${api.url}/v1/embeddings`,
+            { model: 'text-embedding-v4', input: 'warm', dimensions: 64 },
+            warmUp.apiKey,
+          )
+        ).status,
+      ).toBe(200);
       upstream.reset();
       upstream.setDelay(10_000);
       const admittedAt = Date.now(); // the lease starts at admission
       const holder = new AbortController();
-      void postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'held' }, apiKey, holder.signal).catch(() => undefined);
+      void postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'held' },
+        apiKey,
+        holder.signal,
+      ).catch(() => undefined);
       await waitUntil(() => upstream.calls.length === 1, 'the worker to take the call', 20_000);
       doomed.kill('SIGKILL');
       holder.abort();
@@ -94,7 +126,16 @@ describe('application limits, scope and IP whitelist', () => {
         const probe = new AbortController();
         const timer = setTimeout(() => probe.abort(), 500);
         try {
-          return (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'probe' }, apiKey, probe.signal)).status !== 429;
+          return (
+            (
+              await postJson(
+                `${api.url}/v1/embeddings`,
+                { model: 'text-embedding-v4', input: 'probe' },
+                apiKey,
+                probe.signal,
+              )
+            ).status !== 429
+          );
         } catch {
           return true;
         } finally {
@@ -155,14 +196,22 @@ describe('application limits, scope and IP whitelist', () => {
     const denied = await embed(apiA, chatOnly.apiKey);
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({ code: 'ScopeDenied', type: 'permission_error' });
-    const oneModel = await createApplication(apiA, 'one-model', { scope: { capabilities: [], models: ['hash-embedding-v1'] } });
+    const oneModel = await createApplication(apiA, 'one-model', {
+      scope: { capabilities: [], models: ['hash-embedding-v1'] },
+    });
     expect((await embed(apiA, oneModel.apiKey)).body.error.code).toBe('ScopeDenied');
-    expect((await postJson(`${apiA.url}/v1/embeddings`, { model: 'hash-embedding-v1', input: 'x' }, oneModel.apiKey)).status).toBe(200);
+    expect(
+      (await postJson(`${apiA.url}/v1/embeddings`, { model: 'hash-embedding-v1', input: 'x' }, oneModel.apiKey)).status,
+    ).toBe(200);
     expect(upstream.calls).toHaveLength(0);
   });
 
   it('does not count a refused call against any other limit', async () => {
-    const { apiKey } = await createApplication(apiA, 'stacked', { dailyCallLimit: 3, concurrencyLimit: 1, scope: { capabilities: ['embeddings'], models: [] } });
+    const { apiKey } = await createApplication(apiA, 'stacked', {
+      dailyCallLimit: 3,
+      concurrencyLimit: 1,
+      scope: { capabilities: ['embeddings'], models: [] },
+    });
     upstream.setDelay(1500);
     const [first, second] = await Promise.all([embed(apiA, apiKey, 'a'), embed(apiB, apiKey, 'b')]);
     expect([first.status, second.status].sort()).toEqual([200, 429]);
@@ -187,7 +236,11 @@ describe('application limits, scope and IP whitelist', () => {
       const app = await createApplication(apiA, 'spoof', { ipWhitelist: ['203.0.113.7'] });
       const response = await fetch(`${apiA.url}/v1/embeddings`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${app.apiKey}`, 'x-forwarded-for': '203.0.113.7' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${app.apiKey}`,
+          'x-forwarded-for': '203.0.113.7',
+        },
         body: JSON.stringify({ model: 'text-embedding-v4', input: 'x' }),
       });
       expect(response.status).toBe(403);
@@ -196,11 +249,17 @@ describe('application limits, scope and IP whitelist', () => {
     it('follows X-Forwarded-For through a trusted proxy for IPv4, IPv6, CIDRs and IPv4-mapped addresses', async () => {
       const proxied = await startApi({ ...env, TRUSTED_PROXIES: '127.0.0.1' });
       try {
-        const app = await createApplication(proxied, 'proxied', { ipWhitelist: ['198.51.100.0/24', '2001:db8::/32', '192.0.2.9'] });
+        const app = await createApplication(proxied, 'proxied', {
+          ipWhitelist: ['198.51.100.0/24', '2001:db8::/32', '192.0.2.9'],
+        });
         const from = async (client: string) => {
           const response = await fetch(`${proxied.url}/v1/embeddings`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${app.apiKey}`, 'x-forwarded-for': client },
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${app.apiKey}`,
+              'x-forwarded-for': client,
+            },
             body: JSON.stringify({ model: 'text-embedding-v4', input: 'x' }),
           });
           return response.status;

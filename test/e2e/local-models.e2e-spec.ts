@@ -5,23 +5,54 @@ import { createApplication, postJson, ROOT, RunningApi, startApi, startWorker, t
 import { dataUri, editBody, solidPng } from '../helpers/images';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensureModels } = require('../../scripts/models.js') as { ensureModels(options: { root: string }): Promise<unknown> };
+const { ensureModels } = require('../../scripts/models.js') as {
+  ensureModels: (options: { root: string }) => Promise<unknown>;
+};
 
 /** Ten (anchor, paraphrase, unrelated) triples written for this test. */
 const TRIPLES: [string, string, string][] = [
   ['The cat is sleeping on the sofa.', 'A cat naps on the couch.', 'Interest rates rose again this quarter.'],
-  ['How do I reset my password?', 'What are the steps to change my login password?', 'The train to Lyon leaves at noon.'],
+  [
+    'How do I reset my password?',
+    'What are the steps to change my login password?',
+    'The train to Lyon leaves at noon.',
+  ],
   ['The weather is sunny and warm today.', "It's a bright, hot day outside.", 'She plays the violin in an orchestra.'],
-  ['He bought a new laptop for work.', 'He purchased a new computer for his job.', 'The river flooded the valley last spring.'],
-  ['The restaurant serves excellent pasta.', 'That place makes really good spaghetti.', 'Quantum computers use qubits.'],
+  [
+    'He bought a new laptop for work.',
+    'He purchased a new computer for his job.',
+    'The river flooded the valley last spring.',
+  ],
+  [
+    'The restaurant serves excellent pasta.',
+    'That place makes really good spaghetti.',
+    'Quantum computers use qubits.',
+  ],
   ['Our flight was delayed by three hours.', 'The plane left three hours late.', 'Tomatoes need plenty of sunlight.'],
-  ['The children are playing football in the park.', 'Kids are kicking a ball around in the park.', 'The invoice is due at the end of the month.'],
-  ['I need to see a doctor about my headache.', 'My head hurts, so I should visit a physician.', 'The museum opens a new exhibition on Monday.'],
-  ['The stock market fell sharply yesterday.', 'Share prices dropped steeply the day before.', 'My grandmother knits warm sweaters.'],
-  ['Please turn off the lights when you leave.', 'Switch the lights off on your way out.', 'Volcanoes can erupt without warning.'],
+  [
+    'The children are playing football in the park.',
+    'Kids are kicking a ball around in the park.',
+    'The invoice is due at the end of the month.',
+  ],
+  [
+    'I need to see a doctor about my headache.',
+    'My head hurts, so I should visit a physician.',
+    'The museum opens a new exhibition on Monday.',
+  ],
+  [
+    'The stock market fell sharply yesterday.',
+    'Share prices dropped steeply the day before.',
+    'My grandmother knits warm sweaters.',
+  ],
+  [
+    'Please turn off the lights when you leave.',
+    'Switch the lights off on your way out.',
+    'Volcanoes can erupt without warning.',
+  ],
 ];
 
-const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i], 0) / (Math.hypot(...a) * Math.hypot(...b));
+const cosine = (a: number[], b: number[]) =>
+  a.reduce((sum, x, i) => sum + x * b[i], 0) / (Math.hypot(...a) * Math.hypot(...b));
 
 /** The embedded default (issue "local models"): a real chat model and a real embedding model on the worker's CPU. */
 describe('local models through the gateway', () => {
@@ -43,7 +74,13 @@ describe('local models through the gateway', () => {
   });
 
   const ask = (content: string) =>
-    client.chat.completions.create({ model: 'smollm2-135m-instruct', messages: [{ role: 'user', content }], temperature: 0, seed: 1, max_tokens: 48 });
+    client.chat.completions.create({
+      model: 'smollm2-135m-instruct',
+      messages: [{ role: 'user', content }],
+      temperature: 0,
+      seed: 1,
+      max_tokens: 48,
+    });
 
   it.each([
     ['What is the capital of France?', /paris/i],
@@ -73,22 +110,39 @@ describe('local models through the gateway', () => {
     expect(texts.filter(Boolean).length).toBeGreaterThan(3);
     expect(texts.join('')).toBe(whole.choices[0].message.content);
     expect(chunks[chunks.length - 1].usage).toEqual(whole.usage);
-    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'smollm2-135m-instruct' && chunk.created > 0)).toBe(true);
+    expect(
+      chunks.every(
+        (chunk) =>
+          chunk.object === 'chat.completion.chunk' && chunk.model === 'smollm2-135m-instruct' && chunk.created > 0,
+      ),
+    ).toBe(true);
   });
 
   it('embeds paraphrases closer than unrelated sentences (at least 9 of 10 triples), at 384 and projected to 1024', async () => {
     const input = TRIPLES.flat();
     for (const dimensions of [384, 1024]) {
-      const result = await client.embeddings.create({ model: 'all-minilm-l6-v2', input, dimensions, encoding_format: 'float' });
+      const result = await client.embeddings.create({
+        model: 'all-minilm-l6-v2',
+        input,
+        dimensions,
+        encoding_format: 'float',
+      });
       const vectors = result.data.map((item) => item.embedding);
       expect(vectors[0]).toHaveLength(dimensions);
-      const margins = TRIPLES.map((_, i) => cosine(vectors[3 * i], vectors[3 * i + 1]) - cosine(vectors[3 * i], vectors[3 * i + 2]));
+      const margins = TRIPLES.map(
+        (_, i) => cosine(vectors[3 * i], vectors[3 * i + 1]) - cosine(vectors[3 * i], vectors[3 * i + 2]),
+      );
       expect(margins.filter((margin) => margin > 0.1).length).toBeGreaterThanOrEqual(9);
     }
   });
 
   it('rewrites an image-edit prompt with the local chat model when prompt_extend is on', async () => {
-    const body = editBody('x-image-edit-plus', [dataUri(await solidPng(64, 64, [20, 120, 200]))], 'make it black and white', { prompt_extend: true, seed: 3 });
+    const body = editBody(
+      'x-image-edit-plus',
+      [dataUri(await solidPng(64, 64, [20, 120, 200]))],
+      'make it black and white',
+      { prompt_extend: true, seed: 3 },
+    );
     const response = await postJson(`${api.url}/v1/images/edits`, body, apiKey);
     expect(response.status).toBe(200);
     const rewritten = response.body.data[0].revised_prompt.split('\n\n')[0];
@@ -101,7 +155,11 @@ describe('local models through the gateway', () => {
     const [plainApi, plainWorker] = await Promise.all([startApi(env), startWorker(env)]);
     try {
       const { apiKey: key } = await createApplication(plainApi);
-      const response = await postJson(`${plainApi.url}/v1/chat/completions`, { model: 'smollm2-135m-instruct', messages: [{ role: 'user', content: 'hi' }] }, key);
+      const response = await postJson(
+        `${plainApi.url}/v1/chat/completions`,
+        { model: 'smollm2-135m-instruct', messages: [{ role: 'user', content: 'hi' }] },
+        key,
+      );
       expect(response.status).toBe(500);
       expect(response.body.error.code).toBe('UpstreamError');
       expect(response.body.error.message).toContain('not loaded');

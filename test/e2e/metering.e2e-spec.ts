@@ -1,8 +1,18 @@
 import { BillingRecordsRepository, UsageDailyRepository } from '@gateway/db';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, postJson, processEnv, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import { ENTRY_POINTS } from '../../scripts/processes';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  processEnv,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitUntil,
+} from '../helpers/gateway';
 
 describe('metering: daily roll-ups and per-image billing records', () => {
   const upstream = new OpenAiFake();
@@ -28,10 +38,18 @@ describe('metering: daily roll-ups and per-image billing records', () => {
       const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input }, apiKey);
       taskIds.push(response.headers.get('x-task-id')!);
     }
-    const chat = await postJson(`${api.url}/v1/chat/completions`, { model: 'x-chat', messages: [{ role: 'user', content: 'count me in' }] }, apiKey);
+    const chat = await postJson(
+      `${api.url}/v1/chat/completions`,
+      { model: 'x-chat', messages: [{ role: 'user', content: 'count me in' }] },
+      apiKey,
+    );
     taskIds.push(chat.headers.get('x-task-id')!);
     upstream.failNext({ times: 3, status: 500 });
-    const failed = await postJson(`${api.url}/v1/chat/completions`, { model: 'x-chat', messages: [{ role: 'user', content: 'fail' }] }, apiKey);
+    const failed = await postJson(
+      `${api.url}/v1/chat/completions`,
+      { model: 'x-chat', messages: [{ role: 'user', content: 'fail' }] },
+      apiKey,
+    );
     expect(failed.status).toBe(500);
 
     const tasks = await Promise.all(taskIds.map((id) => getJson(`${api.url}/v1/tasks/${id}`, apiKey)));
@@ -47,23 +65,39 @@ describe('metering: daily roll-ups and per-image billing records', () => {
     const embeddingTasks = tasks.slice(0, 3).map((t) => t.body);
     expect(embeddings).toMatchObject({ calls: 3, errors: 0, completionTokens: 0, images: 0 });
     expect(embeddings.promptTokens).toBe(embeddingTasks.reduce((sum, t) => sum + t.usage.prompt_tokens, 0));
-    expect(embeddings.cost).toBeCloseTo(embeddingTasks.reduce((sum, t) => sum + t.cost, 0), 10);
-    expect(chatRow).toMatchObject({ calls: 2, errors: 1, promptTokens: tasks[3].body.usage.prompt_tokens, completionTokens: tasks[3].body.usage.completion_tokens });
+    expect(embeddings.cost).toBeCloseTo(
+      embeddingTasks.reduce((sum, t) => sum + t.cost, 0),
+      10,
+    );
+    expect(chatRow).toMatchObject({
+      calls: 2,
+      errors: 1,
+      promptTokens: tasks[3].body.usage.prompt_tokens,
+      completionTokens: tasks[3].body.usage.completion_tokens,
+    });
 
     // The operator CLI shows the same figures.
-    const cli = spawnSync(process.execPath, [join(ROOT, 'dist/apps/cli/apps/cli/src/main.js'), 'usage', '--app', appId, '--json'], {
+    const cli = spawnSync(process.execPath, [ENTRY_POINTS.cli, 'usage', '--app', appId, '--json'], {
       env: processEnv(env),
       encoding: 'utf8',
     });
     expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(JSON.parse(cli.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ day, model: 'x-chat', calls: 2, errors: 1 })]));
+    expect(JSON.parse(cli.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ day, model: 'x-chat', calls: 2, errors: 1 })]),
+    );
   });
 
   it('bills each delivered image exactly once, however often a job is retried', async () => {
     const billing = api.app.get(BillingRecordsRepository);
     const image = (index: number) => ({
-      taskId: 'task_billingretry0000000001', index, appId: 'app_billing', model: 'x-image-edit-plus-2025-12-15',
-      unitPrice: 0.2, currency: 'CNY', day: '2026-11-22', createdAt: new Date(),
+      taskId: 'task_billingretry0000000001',
+      index,
+      appId: 'app_billing',
+      model: 'x-image-edit-plus-2025-12-15',
+      unitPrice: 0.2,
+      currency: 'CNY',
+      day: '2026-11-22',
+      createdAt: new Date(),
     });
     // First attempt stored two images, then failed; the retry delivers all four.
     expect(await billing.billImages([image(0), image(1)])).toBe(2);

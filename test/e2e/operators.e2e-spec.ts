@@ -21,8 +21,15 @@ describe('console operators: the first account, invitations, ceilings and disabl
   });
 
   async function signUp(email: string, invitation?: string) {
-    const registered = await console.call('POST', '/auth/register', undefined, { email, password: PASSWORD, ...(invitation ? { invitation } : {}) });
-    const user: ConsoleUser = { cookie: (registered.headers.get('set-cookie') ?? '').split(';')[0], csrf: registered.body?.csrf_token };
+    const registered = await console.call('POST', '/auth/register', undefined, {
+      email,
+      password: PASSWORD,
+      ...(invitation ? { invitation } : {}),
+    });
+    const user: ConsoleUser = {
+      cookie: (registered.headers.get('set-cookie') ?? '').split(';')[0],
+      csrf: registered.body?.csrf_token,
+    };
     return { registered, user };
   }
 
@@ -41,10 +48,16 @@ describe('console operators: the first account, invitations, ceilings and disabl
     expect((await console.call('GET', '/auth/me', operator)).body.user.role).toBe('admin');
   });
 
-  it('admits later accounts with an operator\'s invitation only: single use, for its email', async () => {
-    const invited = await console.call('POST', '/admin/invitations', operator, { email: 'Member@Example.com', expires_in_hours: 1 });
+  it("admits later accounts with an operator's invitation only: single use, for its email", async () => {
+    const invited = await console.call('POST', '/admin/invitations', operator, {
+      email: 'Member@Example.com',
+      expires_in_hours: 1,
+    });
     expect(invited.status).toBe(201);
-    expect(invited.body).toMatchObject({ email: 'member@example.com', invitation: expect.stringMatching(/^[0-9A-Za-z]{32}$/) });
+    expect(invited.body).toMatchObject({
+      email: 'member@example.com',
+      invitation: expect.stringMatching(/^[0-9A-Za-z]{32}$/),
+    });
     const token = invited.body.invitation;
 
     expect((await signUp('stranger@example.com', token)).registered.body.error.code).toBe('InvalidInvitation');
@@ -64,8 +77,10 @@ describe('console operators: the first account, invitations, ceilings and disabl
     expect((await console.call('POST', '/admin/invitations', member, {})).status).toBe(403);
   });
 
-  it('enforces the ceilings an operator sets on a user\'s applications', async () => {
-    const set = await console.call('PATCH', `/admin/users/${memberId}`, operator, { ceilings: { max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 } });
+  it("enforces the ceilings an operator sets on a user's applications", async () => {
+    const set = await console.call('PATCH', `/admin/users/${memberId}`, operator, {
+      ceilings: { max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 },
+    });
     expect(set.status).toBe(200);
     expect(set.body.ceilings).toEqual({ max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 });
 
@@ -84,7 +99,11 @@ describe('console operators: the first account, invitations, ceilings and disabl
     expect(unlimited.body.error).toMatchObject({ code: 'CeilingExceeded', param: 'token_quota' });
 
     const users = await console.call('GET', '/admin/users', operator);
-    expect(users.body.data.find((user: { id: string }) => user.id === memberId)).toMatchObject({ email: 'member@example.com', applications: 1, disabled: false });
+    expect(users.body.data.find((user: { id: string }) => user.id === memberId)).toMatchObject({
+      email: 'member@example.com',
+      applications: 1,
+      disabled: false,
+    });
     const apps = await console.call('GET', '/admin/applications', operator);
     expect(apps.body.data.map((app: { owner_id: string }) => app.owner_id)).toContain(memberId);
   });
@@ -94,10 +113,18 @@ describe('console operators: the first account, invitations, ceilings and disabl
     const apiKey = await rotatedKey(created.body.data[0].id);
     expect((await getJson(`${api.url}/v1/models`, apiKey)).status).toBe(200);
 
-    expect((await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: true })).body.disabled).toBe(true);
-    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 401, 'the disabled account\'s key to stop working');
+    expect((await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: true })).body.disabled).toBe(
+      true,
+    );
+    await waitUntil(
+      async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 401,
+      "the disabled account's key to stop working",
+    );
     expect((await console.call('GET', '/applications', member)).status).toBe(401);
-    const login = await console.call('POST', '/auth/login', undefined, { email: 'member@example.com', password: PASSWORD });
+    const login = await console.call('POST', '/auth/login', undefined, {
+      email: 'member@example.com',
+      password: PASSWORD,
+    });
     expect(login.status).toBe(403);
     expect(login.body.error.code).toBe('AccountDisabled');
 
@@ -107,10 +134,16 @@ describe('console operators: the first account, invitations, ceilings and disabl
     expect(self.status).toBe(400);
 
     await console.call('PATCH', `/admin/users/${memberId}`, operator, { disabled: false });
-    await waitUntil(async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 200, 'the enabled account\'s key to work again');
+    await waitUntil(
+      async () => (await getJson(`${api.url}/v1/models`, apiKey)).status === 200,
+      "the enabled account's key to work again",
+    );
     // Enabled again, the account signs in afresh: the sessions it had stay over.
     expect((await console.call('GET', '/applications', member)).status).toBe(401);
-    const again = await console.call('POST', '/auth/login', undefined, { email: 'member@example.com', password: PASSWORD });
+    const again = await console.call('POST', '/auth/login', undefined, {
+      email: 'member@example.com',
+      password: PASSWORD,
+    });
     expect(again.status).toBe(200);
     member = { cookie: (again.headers.get('set-cookie') ?? '').split(';')[0], csrf: again.body.csrf_token };
     expect((await console.call('GET', '/applications', member)).status).toBe(200);
@@ -121,9 +154,16 @@ describe('console operators: the first account, invitations, ceilings and disabl
     for (const password of ['password123', 'Qwertyuiop', 'iloveyou12']) {
       const refused = await client.call('POST', '/auth/register', undefined, { email: 'weak@example.com', password });
       expect(refused.status).toBe(400);
-      expect(refused.body.error).toMatchObject({ code: 'WeakPassword', param: 'password', message: expect.stringContaining('most common') });
+      expect(refused.body.error).toMatchObject({
+        code: 'WeakPassword',
+        param: 'password',
+        message: expect.stringContaining('most common'),
+      });
     }
-    const own = await client.call('POST', '/auth/register', undefined, { email: 'weakling@example.com', password: 'weakling@example.com' });
+    const own = await client.call('POST', '/auth/register', undefined, {
+      email: 'weakling@example.com',
+      password: 'weakling@example.com',
+    });
     expect(own.body.error).toMatchObject({ code: 'WeakPassword', param: 'password' });
   });
 
@@ -131,7 +171,8 @@ describe('console operators: the first account, invitations, ceilings and disabl
     const limited = await startApi(testEnv({ CONSOLE_SIGNUP: 'open' }));
     try {
       const client = consoleClient(limited.url);
-      const signIn = (email: string, password: string) => client.call('POST', '/auth/login', undefined, { email, password });
+      const signIn = (email: string, password: string) =>
+        client.call('POST', '/auth/login', undefined, { email, password });
       await client.register('target@example.com');
       for (let i = 0; i < 10; i++) expect((await signIn('target@example.com', 'wrong password!')).status).toBe(401);
       const locked = await signIn('target@example.com', PASSWORD);
@@ -164,21 +205,37 @@ describe('console operators: the first account, invitations, ceilings and disabl
     // A worker of the maintenance queue whose first run of a job fails, as a broken job would.
     const connection = new Redis(process.env.TEST_REDIS_URL!, { maxRetriesPerRequest: null });
     let runs = 0;
-    const worker = new Worker(QueueName.Maintenance, async () => {
-      runs += 1;
-      if (runs === 1) throw new Error('the sweep could not reach the database');
-    }, { connection, prefix: api.config.QUEUE_PREFIX });
+    const worker = new Worker(
+      QueueName.Maintenance,
+      () => {
+        runs += 1;
+        return runs === 1 ? Promise.reject(new Error('the sweep could not reach the database')) : Promise.resolve();
+      },
+      { connection, prefix: api.config.REDIS_PREFIX },
+    );
     try {
       const queue = api.app.get<Queue>(getQueueToken(QueueName.Maintenance));
-      const job = await queue.add('sweep', { taskId: 'task_system_test' } as never, { attempts: 1 });
-      await waitUntil(async () => (await job.isFailed()), 'the job to fail');
+      const job = await queue.add('sweep', { taskId: 'task_system_test' }, { attempts: 1 });
+      await waitUntil(async () => await job.isFailed(), 'the job to fail');
 
       const states = await console.call('GET', '/admin/system/queues', operator);
       expect(states.status).toBe(200);
-      expect(states.body.data.map((state: { name: string }) => state.name)).toEqual(expect.arrayContaining(['embeddings', 'chat', 'image-edit', 'webhooks', 'maintenance']));
-      expect(states.body.data.find((state: { name: string }) => state.name === 'maintenance')).toMatchObject({ failed: 1, workers: 1 });
+      expect(states.body.data.map((state: { name: string }) => state.name)).toEqual(
+        expect.arrayContaining(['embeddings', 'chat', 'image-edit', 'webhooks', 'maintenance']),
+      );
+      expect(states.body.data.find((state: { name: string }) => state.name === 'maintenance')).toMatchObject({
+        failed: 1,
+        workers: 1,
+      });
       const failed = await console.call('GET', '/admin/system/queues/maintenance/failed?limit=5', operator);
-      expect(failed.body.data).toEqual([expect.objectContaining({ id: job.id, task_id: 'task_system_test', reason: 'the sweep could not reach the database', attempts: 1 })]);
+      expect(failed.body.data).toEqual([
+        expect.objectContaining({
+          id: job.id,
+          task_id: 'task_system_test',
+          reason: 'the sweep could not reach the database',
+          attempts: 1,
+        }),
+      ]);
       expect((await console.call('GET', '/admin/system/queues/nonsense/failed', operator)).status).toBe(404);
       expect((await console.call('GET', '/admin/system/queues', member)).status).toBe(403);
 
@@ -186,7 +243,9 @@ describe('console operators: the first account, invitations, ceilings and disabl
       expect(retried.status).toBe(202);
       await waitUntil(async () => (await queue.getJob(job.id!))!.isCompleted(), 'the retried job to complete');
       expect(runs).toBe(2);
-      expect((await console.call('POST', `/admin/system/queues/maintenance/jobs/${job.id}/retry`, operator)).status).toBe(404);
+      expect(
+        (await console.call('POST', `/admin/system/queues/maintenance/jobs/${job.id}/retry`, operator)).status,
+      ).toBe(404);
     } finally {
       await worker.close();
       await connection.quit();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sign, signingString } from '@gateway/tenancy';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { evaluateSnippet } from '../helpers/readme';
 
 describe('HMAC request signing with App ID and Secret Key', () => {
   const upstream = new OpenAiFake();
@@ -24,13 +25,26 @@ describe('HMAC request signing with App ID and Secret Key', () => {
   });
 
   /** A signed request as a client would send it, with parts overridable to build bad ones. */
-  async function signedRequest(options: { path?: string; body?: string; sentBody?: string; timestamp?: number; nonce?: string; appId?: string; secret?: string } = {}) {
+  async function signedRequest(
+    options: {
+      path?: string;
+      body?: string;
+      sentBody?: string;
+      timestamp?: number;
+      nonce?: string;
+      appId?: string;
+      secret?: string;
+    } = {},
+  ) {
     const path = options.path ?? '/v1/embeddings';
     const body = options.body ?? JSON.stringify({ model: 'text-embedding-v4', input: 'signed hello', dimensions: 64 });
     const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
     const nonce = options.nonce ?? randomUUID();
     const method = path === '/v1/models' ? 'GET' : 'POST';
-    const signature = sign(options.secret ?? credentials.secretKey, signingString(method, path, timestamp, nonce, method === 'GET' ? '' : body));
+    const signature = sign(
+      options.secret ?? credentials.secretKey,
+      signingString(method, path, timestamp, nonce, method === 'GET' ? '' : body),
+    );
     const response = await fetch(`${api.url}${path}`, {
       method,
       headers: {
@@ -40,9 +54,9 @@ describe('HMAC request signing with App ID and Secret Key', () => {
         'x-nonce': nonce,
         'x-signature': signature,
       },
-      body: method === 'GET' ? undefined : options.sentBody ?? body,
+      body: method === 'GET' ? undefined : (options.sentBody ?? body),
     });
-    return { status: response.status, body: (await response.json()) as any };
+    return { status: response.status, body: await response.json() };
   }
 
   it('accepts a valid signature on a POST and on a GET', async () => {
@@ -54,18 +68,25 @@ describe('HMAC request signing with App ID and Secret Key', () => {
 
   it("accepts a request signed by the README's client snippet", async () => {
     const snippet = readFileSync(join(ROOT, 'README.md'), 'utf8').split('```js\n')[1].split('```')[0];
-    const signedHeaders = new Function('require', `${snippet}; return signedHeaders;`)(require);
+    const signedHeaders = evaluateSnippet<
+      (appId: string, secretKey: string, method: string, path: string, body?: string) => Record<string, string>
+    >(snippet, 'signedHeaders');
     const body = JSON.stringify({ model: 'text-embedding-v4', input: 'from the readme', dimensions: 64 });
     const response = await fetch(`${api.url}/v1/embeddings`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...signedHeaders(credentials.appId, credentials.secretKey, 'POST', '/v1/embeddings', body) },
+      headers: {
+        'content-type': 'application/json',
+        ...signedHeaders(credentials.appId, credentials.secretKey, 'POST', '/v1/embeddings', body),
+      },
       body,
     });
     expect(response.status).toBe(200);
   });
 
   it('rejects an altered body with 401 InvalidSignature', async () => {
-    const altered = await signedRequest({ sentBody: JSON.stringify({ model: 'text-embedding-v4', input: 'tampered', dimensions: 64 }) });
+    const altered = await signedRequest({
+      sentBody: JSON.stringify({ model: 'text-embedding-v4', input: 'tampered', dimensions: 64 }),
+    });
     expect(altered.status).toBe(401);
     expect(altered.body.error.code).toBe('InvalidSignature');
   });
@@ -91,10 +112,10 @@ describe('HMAC request signing with App ID and Secret Key', () => {
     expect((await signedRequest({ appId: 'app_0000000000000000000000' })).body.error.code).toBe('InvalidSignature');
     const unsigned = await fetch(`${api.url}/v1/models`, { headers: { 'x-signature': 'abc' } });
     expect(unsigned.status).toBe(401);
-    expect(((await unsigned.json()) as any).error.code).toBe('MissingAuthorization');
+    expect((await unsigned.json()).error.code).toBe('MissingAuthorization');
   });
 
-  it("does not spend a nonce on a request whose signature is wrong", async () => {
+  it('does not spend a nonce on a request whose signature is wrong', async () => {
     const nonce = randomUUID();
     expect((await signedRequest({ nonce, secret: 'ss-wrong' })).status).toBe(401);
     expect((await signedRequest({ nonce })).status).toBe(200);

@@ -1,6 +1,13 @@
 import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
-import { Application, BillingRecordsRepository, FEED_PAGE_SIZE, FeedDirectory, NewTaskRecord, TasksRepository } from '@gateway/db';
-import { GatewayRedis } from '@gateway/queue';
+import {
+  Application,
+  BillingRecordsRepository,
+  FEED_PAGE_SIZE,
+  FeedDirectory,
+  NewTaskRecord,
+  TasksRepository,
+} from '@gateway/db';
+import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { getModelToken } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { randomBytes } from 'node:crypto';
@@ -12,16 +19,33 @@ import { createApplication, getJson, postJson, RunningApi, startApi, startWorker
 const SEEDED = 50_000;
 
 function taskId(): string {
-  return `task_${randomBytes(24).toString('base64').replace(/[^0-9A-Za-z]/g, '').slice(0, 22)}`;
+  return `task_${randomBytes(24)
+    .toString('base64')
+    .replace(/[^0-9A-Za-z]/g, '')
+    .slice(0, 22)}`;
 }
 
 /** A finished embeddings task as the worker records it. */
 function embeddingTask(appId: string, createdAt: number, result = '{"object":"list","data":[]}'): NewTaskRecord {
   const id = taskId();
   return {
-    _id: id, appId, requestId: `req_${id}`, endpoint: '/v1/embeddings', model: 'text-embedding-v4', resolvedModel: 'text-embedding-v4', provider: 'primary',
-    status: 'succeeded', createdAt: new Date(createdAt), day: utcDay(createdAt), startedAt: new Date(createdAt + 1), finishedAt: new Date(createdAt + 5),
-    providerMs: 3, attempts: 1, usage: { prompt_tokens: 2, total_tokens: 2 }, cost: 0.25, result,
+    _id: id,
+    appId,
+    requestId: `req_${id}`,
+    endpoint: '/v1/embeddings',
+    model: 'text-embedding-v4',
+    resolvedModel: 'text-embedding-v4',
+    provider: 'primary',
+    status: 'succeeded',
+    createdAt: new Date(createdAt),
+    day: utcDay(createdAt),
+    startedAt: new Date(createdAt + 1),
+    finishedAt: new Date(createdAt + 5),
+    providerMs: 3,
+    attempts: 1,
+    usage: { prompt_tokens: 2, total_tokens: 2 },
+    cost: 0.25,
+    result,
   };
 }
 
@@ -55,14 +79,23 @@ describe('task records at volume: reads by index, newest-first listings and resu
     // Seeded through the repository the worker records with, 500 at a time (group commit batches them).
     const now = Date.now();
     for (let start = 0; start < SEEDED; start += 500) {
-      await Promise.all(Array.from({ length: 500 }, (_, i) => tasks.record(embeddingTask(i % 2 ? owner.appId : other.appId, now - ((start + i) % 20) * 86_400_000))));
+      await Promise.all(
+        Array.from({ length: 500 }, (_, i) =>
+          tasks.record(embeddingTask(i % 2 ? owner.appId : other.appId, now - ((start + i) % 20) * 86_400_000)),
+        ),
+      );
     }
-    const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'needle', dimensions: 64 }, owner.apiKey);
+    const response = await postJson(
+      `${api.url}/v1/embeddings`,
+      { model: 'text-embedding-v4', input: 'needle', dimensions: 64 },
+      owner.apiKey,
+    );
     expect(response.status).toBe(200);
     const id = response.headers.get('x-task-id')!;
     // The record is written just after the answer; wait until GET reads it from the database, not the outcome key.
     let recorded = false;
-    for (let i = 0; i < 100 && !recorded; i++) recorded = (await tasks.findById(id)) !== null || (await new Promise((r) => setTimeout(r, 20)), false);
+    for (let i = 0; i < 100 && !recorded; i++)
+      recorded = (await tasks.findById(id)) !== null || (await new Promise((r) => setTimeout(r, 20)), false);
     expect(recorded).toBe(true);
 
     const get = (key: string, task = id) => timed(() => getJson(`${api.url}/v1/tasks/${task}`, key));
@@ -85,13 +118,17 @@ describe('task records at volume: reads by index, newest-first listings and resu
     expect(median(times.missing)).toBeLessThan(50);
   }, 300_000);
 
-  it('lists an application\'s tasks newest first, page after page, each exactly once', async () => {
+  it("lists an application's tasks newest first, page after page, each exactly once", async () => {
+    /** A page of the listing, as far as this test reads it (the cursor loop needs its type spelled out). */
+    type TaskPage = { status: number; body: { data: { id: string }[]; next: string | null } };
     const console = consoleClient(api.url);
     const user = await console.register(`lister-${randomBytes(4).toString('hex')}@example.com`);
     const created = await console.call('POST', '/applications', user, { name: 'lister' });
     expect(created.status).toBe(201);
     const appId = created.body.id;
-    await api.app.get<Model<Application>>(getModelToken(Application.name)).updateOne({ _id: appId }, { $set: { createdAt: new Date(Date.now() - 11 * 86_400_000) } });
+    await api.app
+      .get<Model<Application>>(getModelToken(Application.name))
+      .updateOne({ _id: appId }, { $set: { createdAt: new Date(Date.now() - 11 * 86_400_000) } });
     const today = utcDay();
     // 250 today (many pages of the feed), 30 yesterday and 30 ten days ago.
     const seeded = [
@@ -101,22 +138,32 @@ describe('task records at volume: reads by index, newest-first listings and resu
     ];
     for (const task of seeded) await tasks.record(task);
 
-    const listed: any[] = [];
+    const listed: TaskPage['body']['data'] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await console.call('GET', `/applications/${appId}/tasks?limit=70&from=${utcDaysBefore(today, 29)}${cursor ? `&cursor=${cursor}` : ''}`, user);
+      const page: TaskPage = await console.call(
+        'GET',
+        `/applications/${appId}/tasks?limit=70&from=${utcDaysBefore(today, 29)}${cursor ? `&cursor=${cursor}` : ''}`,
+        user,
+      );
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(70);
       listed.push(...page.body.data);
       cursor = page.body.next;
     } while (cursor);
 
-    const newestFirst = [seeded.slice(0, 250), seeded.slice(250, 280), seeded.slice(280)].flatMap((day) => day.map((task) => task._id).reverse());
+    const newestFirst = [seeded.slice(0, 250), seeded.slice(250, 280), seeded.slice(280)].flatMap((day) =>
+      day.map((task) => task._id).reverse(),
+    );
     expect(listed.map((task) => task.id)).toEqual(newestFirst);
     expect(new Set(listed.map((task) => task.id)).size).toBe(310);
     expect(listed[0]).toMatchObject({ status: 'succeeded', model: 'text-embedding-v4', cost: 0.25 });
     // A day range narrows it; a cursor that no page handed out is refused.
-    const yesterday = await console.call('GET', `/applications/${appId}/tasks?from=${utcDaysBefore(today, 1)}&to=${utcDaysBefore(today, 1)}&limit=200`, user);
+    const yesterday = await console.call(
+      'GET',
+      `/applications/${appId}/tasks?from=${utcDaysBefore(today, 1)}&to=${utcDaysBefore(today, 1)}&limit=200`,
+      user,
+    );
     expect(yesterday.body.data).toHaveLength(30);
     expect(yesterday.body.next).toBeNull();
     const forged = await console.call('GET', `/applications/${appId}/tasks?cursor=nonsense`, user);
@@ -131,7 +178,9 @@ describe('task records at volume: reads by index, newest-first listings and resu
     const entry = `tasks|${appId}|${today}`;
     const last = (await directory.findById(entry).lean())!.last;
     expect(last).toBe(Math.floor((250 - 1) / FEED_PAGE_SIZE));
-    await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${today}`);
+    await api.app
+      .get(GatewayRedis)
+      .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, today));
     await directory.updateOne({ _id: entry }, { $set: { last: last - 3 } });
     const healed = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
     expect(healed.body.data.map((task: { id: string }) => task.id)).toEqual(newestFirst.slice(0, 200));
@@ -139,12 +188,18 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     // With every counter gone, the directory alone lists the same records, page after page.
     for (const day of [utcDaysBefore(today, 1), utcDaysBefore(today, 10)]) {
-      await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${day}`);
+      await api.app
+        .get(GatewayRedis)
+        .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, day));
     }
-    const fromDirectory: any[] = [];
+    const fromDirectory: TaskPage['body']['data'] = [];
     cursor = null;
     do {
-      const page: any = await console.call('GET', `/applications/${appId}/tasks?limit=70&from=${utcDaysBefore(today, 29)}${cursor ? `&cursor=${cursor}` : ''}`, user);
+      const page: TaskPage = await console.call(
+        'GET',
+        `/applications/${appId}/tasks?limit=70&from=${utcDaysBefore(today, 29)}${cursor ? `&cursor=${cursor}` : ''}`,
+        user,
+      );
       fromDirectory.push(...page.body.data);
       cursor = page.body.next;
     } while (cursor);
@@ -152,25 +207,47 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     // Redis lost today's counter (a restart without its data): the next task is numbered past every page the
     // directory knows of, so a listing that trusts the new counter still reaches the earlier records.
-    await api.app.get(GatewayRedis).client.del(`${api.app.get(AppConfig).QUEUE_PREFIX}:feed:tasks:${appId}:${today}`);
+    await api.app
+      .get(GatewayRedis)
+      .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, today));
     const afterLoss = embeddingTask(appId, Date.now());
     await tasks.record(afterLoss);
     const todays = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
     expect(todays.body.data[0].id).toBe(afterLoss._id);
-    const rest = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200&cursor=${todays.body.next}`, user);
-    expect([...todays.body.data, ...rest.body.data].map((task: { id: string }) => task.id)).toEqual([afterLoss._id, ...newestFirst.slice(0, 250)]);
+    const rest = await console.call(
+      'GET',
+      `/applications/${appId}/tasks?from=${today}&limit=200&cursor=${todays.body.next}`,
+      user,
+    );
+    expect([...todays.body.data, ...rest.body.data].map((task: { id: string }) => task.id)).toEqual([
+      afterLoss._id,
+      ...newestFirst.slice(0, 250),
+    ]);
   });
 
   it('removes result bodies past TASK_RESULT_RETENTION and keeps the record, its usage, cost and billing', async () => {
     const { appId, apiKey } = await createApplication(api, 'retained');
     // An application a month old, as one with results past retention would be.
-    await api.app.get<Model<Application>>(getModelToken(Application.name)).updateOne({ _id: appId }, { $set: { createdAt: new Date(Date.now() - 30 * 86_400_000) } });
+    await api.app
+      .get<Model<Application>>(getModelToken(Application.name))
+      .updateOne({ _id: appId }, { $set: { createdAt: new Date(Date.now() - 30 * 86_400_000) } });
     const old = embeddingTask(appId, Date.now() - 9 * 86_400_000, '{"object":"list","data":[{"embedding":[0.5]}]}');
     const fresh = embeddingTask(appId, Date.now() - 3_600_000, '{"object":"list","data":[{"embedding":[0.25]}]}');
     await tasks.record(old);
     await tasks.record(fresh);
     const billing = api.app.get(BillingRecordsRepository);
-    await billing.billImages([{ taskId: old._id, index: 0, appId, model: 'x-image-edit', unitPrice: 0.2, currency: 'CNY', day: old.day, createdAt: old.createdAt }]);
+    await billing.billImages([
+      {
+        taskId: old._id,
+        index: 0,
+        appId,
+        model: 'x-image-edit',
+        unitPrice: 0.2,
+        currency: 'CNY',
+        day: old.day,
+        createdAt: old.createdAt,
+      },
+    ]);
 
     // Past retention the view already says so, before any sweep.
     const before = await getJson(`${api.url}/v1/tasks/${old._id}`, apiKey);
@@ -183,7 +260,14 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     const after = await getJson(`${api.url}/v1/tasks/${old._id}`, apiKey);
     expect(after.status).toBe(200);
-    expect(after.body).toMatchObject({ id: old._id, status: 'succeeded', result: null, result_expired: true, cost: 0.25, usage: { prompt_tokens: 2 } });
+    expect(after.body).toMatchObject({
+      id: old._id,
+      status: 'succeeded',
+      result: null,
+      result_expired: true,
+      cost: 0.25,
+      usage: { prompt_tokens: 2 },
+    });
     expect(await billing.listForTask(old._id, appId)).toEqual([expect.objectContaining({ index: 0, unitPrice: 0.2 })]);
     // A task within retention keeps its body.
     const kept = await getJson(`${api.url}/v1/tasks/${fresh._id}`, apiKey);

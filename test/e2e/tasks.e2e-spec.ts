@@ -1,10 +1,21 @@
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, metricValue, postJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  metricValue,
+  postJson,
+  RunningApi,
+  RunningWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
 
 describe('tasks, sync timeout and operations endpoints', () => {
   const upstream = new OpenAiFake();
   let api: RunningApi;
-  let worker: { app: any; close(): Promise<void> };
+  let worker: RunningWorker;
   let apiKey: string;
 
   beforeAll(async () => {
@@ -26,7 +37,11 @@ describe('tasks, sync timeout and operations endpoints', () => {
 
   it('answers 504 Timeout with the task id when the sync wait elapses, and the task finishes later', async () => {
     upstream.setDelay(1200);
-    const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'slow', dimensions: 64 }, apiKey);
+    const response = await postJson(
+      `${api.url}/v1/embeddings`,
+      { model: 'text-embedding-v4', input: 'slow', dimensions: 64 },
+      apiKey,
+    );
     expect(response.status).toBe(504);
     expect(response.body.error.code).toBe('Timeout');
     const taskId = response.body.task_id;
@@ -36,23 +51,36 @@ describe('tasks, sync timeout and operations endpoints', () => {
     expect(running.status).toBe(200);
     expect(['queued', 'running']).toContain(running.body.status);
 
-    let done: any;
-    await waitUntil(async () => {
-      done = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
-      return done.body.status === 'succeeded';
-    }, 'the task to succeed');
+    const done = await waitFor(
+      () => getJson(`${api.url}/v1/tasks/${taskId}`, apiKey),
+      (answer) => answer.body.status === 'succeeded',
+      'the task to succeed',
+    );
     expect(done.body.result.data[0].embedding).toEqual(fakeVector('slow', 64));
-    expect(done.body).toMatchObject({ id: taskId, object: 'task', model: 'text-embedding-v4', usage: { prompt_tokens: 1 } });
+    expect(done.body).toMatchObject({
+      id: taskId,
+      object: 'task',
+      model: 'text-embedding-v4',
+      usage: { prompt_tokens: 1 },
+    });
   });
 
   it('shows a task as succeeded the moment its caller has the answer', async () => {
     for (let i = 0; i < 60; i++) {
-      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: `race ${i}`, dimensions: 64 }, apiKey);
+      const response = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: `race ${i}`, dimensions: 64 },
+        apiKey,
+      );
       const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
       expect(task.body.status).toBe('succeeded');
       expect(task.body.result).toEqual(response.body);
       // Whether read from the delivered outcome or the record, the view carries cost and timings.
-      expect(task.body).toMatchObject({ cost: expect.any(Number), started_at: expect.any(Number), finished_at: expect.any(Number) });
+      expect(task.body).toMatchObject({
+        cost: expect.any(Number),
+        started_at: expect.any(Number),
+        finished_at: expect.any(Number),
+      });
     }
   });
 
@@ -79,9 +107,11 @@ describe('tasks, sync timeout and operations endpoints', () => {
   it('lists every catalog model, the image-edit alias resolving to the newest snapshot', async () => {
     const models = await getJson(`${api.url}/v1/models`, apiKey);
     expect(models.body.object).toBe('list');
-    const alias = models.body.data.find((m: any) => m.id === 'x-image-edit-plus');
+    const alias = models.body.data.find((m: { id: string }) => m.id === 'x-image-edit-plus');
     expect(alias).toMatchObject({ object: 'model', alias_of: 'x-image-edit-plus-2025-12-15' });
-    expect(models.body.data.map((m: any) => m.id)).toEqual(expect.arrayContaining(['text-embedding-v4', 'x-chat']));
+    expect(models.body.data.map((m: { id: string }) => m.id)).toEqual(
+      expect.arrayContaining(['text-embedding-v4', 'x-chat']),
+    );
   });
 
   it('answers unknown routes with the envelope', async () => {
@@ -95,7 +125,13 @@ describe('tasks, sync timeout and operations endpoints', () => {
     const ready = await getJson(`${api.url}/health/ready`);
     expect(ready.body.info).toMatchObject({ mongodb: { status: 'up' }, redis: { status: 'up' } });
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
-    expect(metricValue(metrics, 'gateway_http_requests_total', { route: '/v1/embeddings', status_code: '200', service: 'api' })).toBeGreaterThan(0);
+    expect(
+      metricValue(metrics, 'gateway_http_requests_total', {
+        route: '/v1/embeddings',
+        status_code: '200',
+        service: 'api',
+      }),
+    ).toBeGreaterThan(0);
     expect(metricValue(metrics, 'gateway_queue_jobs', { queue: 'embeddings', state: 'waiting' })).toBe(0);
     expect(metricValue(metrics, 'gateway_overhead_seconds_count', { route: '/v1/embeddings' })).toBeGreaterThan(0);
 
@@ -103,8 +139,19 @@ describe('tasks, sync timeout and operations endpoints', () => {
     const workerUrl = (await worker.app.getUrl()).replace('[::1]', '127.0.0.1');
     expect((await getJson(`${workerUrl}/health/ready`)).status).toBe(200);
     const workerMetrics = await (await fetch(`${workerUrl}/metrics`)).text();
-    const succeeded = { queue: 'embeddings', model: 'text-embedding-v4', provider: 'openai-compatible', outcome: 'succeeded', service: 'worker' };
+    const succeeded = {
+      queue: 'embeddings',
+      model: 'text-embedding-v4',
+      provider: 'openai-compatible',
+      outcome: 'succeeded',
+      service: 'worker',
+    };
     expect(metricValue(workerMetrics, 'gateway_job_duration_seconds_count', succeeded)).toBeGreaterThan(0);
-    expect(metricValue(workerMetrics, 'gateway_upstream_request_duration_seconds_count', { provider: 'openai-compatible', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(
+      metricValue(workerMetrics, 'gateway_upstream_request_duration_seconds_count', {
+        provider: 'openai-compatible',
+        outcome: 'ok',
+      }),
+    ).toBeGreaterThan(0);
   });
 });

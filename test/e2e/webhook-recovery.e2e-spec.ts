@@ -4,7 +4,16 @@ import { QueueName } from '@gateway/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
-import { createApplication, postJson, ROOT, spawnWorker, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  postJson,
+  ROOT,
+  spawnWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitUntil,
+} from '../helpers/gateway';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -43,17 +52,24 @@ describe('webhooks and billing across a worker crash', () => {
       doomed = spawnWorker(env);
       // The second output's download never completes while the first worker lives.
       dashscope.options.holdFiles = (seed) => seed === 501;
-      const body = editBody('x-image-edit-plus-2025-10-30', [dataUri(await noisyPng(64, 48))], 'invert', { n: 2, seed: 500 });
+      const body = editBody('x-image-edit-plus-2025-10-30', [dataUri(await noisyPng(64, 48))], 'invert', {
+        n: 2,
+        seed: 500,
+      });
       const pending = postJson(`${api.url}/v1/images/edits`, body, app.apiKey);
 
       const queue = api.app.get<Queue>(getQueueToken(QueueName.ImageEdit));
       let taskId = '';
-      await waitUntil(async () => {
-        const [job] = await queue.getActive();
-        if (!job || dashscope.held.length === 0) return false;
-        taskId = job.id!;
-        return (await billing.listForTask(taskId, app.appId)).length === 1;
-      }, 'image 1 billed while image 2 is still downloading', 30_000);
+      await waitUntil(
+        async () => {
+          const [job] = await queue.getActive();
+          if (!job || dashscope.held.length === 0) return false;
+          taskId = job.id!;
+          return (await billing.listForTask(taskId, app.appId)).length === 1;
+        },
+        'image 1 billed while image 2 is still downloading',
+        30_000,
+      );
       doomed.kill('SIGKILL');
       expect(receiver.received).toHaveLength(0);
 
@@ -69,7 +85,13 @@ describe('webhooks and billing across a worker crash', () => {
       await waitUntil(() => receiver.delivered(taskId).length === 1, 'the webhook after recovery', 15_000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(receiver.delivered(taskId)).toHaveLength(1);
-      expect(readmeVerifier(ROOT)(app.secretKey, receiver.delivered(taskId)[0].headers, receiver.delivered(taskId)[0].rawBody)).toBe(true);
+      expect(
+        readmeVerifier(ROOT)(
+          app.secretKey,
+          receiver.delivered(taskId)[0].headers,
+          receiver.delivered(taskId)[0].rawBody,
+        ),
+      ).toBe(true);
       const records = await billing.listForTask(taskId, app.appId);
       expect(records.map((record) => record.index)).toEqual([0, 1]);
     } finally {

@@ -3,7 +3,18 @@ import { CredentialsService } from '@gateway/tenancy';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient } from '../helpers/console';
-import { applicationInput, createApplication, postJson, ROOT, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  applicationInput,
+  createApplication,
+  postJson,
+  ROOT,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+  waitUntil,
+} from '../helpers/gateway';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -45,7 +56,8 @@ describe('webhooks', () => {
     dashscope.reset();
   });
 
-  const embed = (apiKey = app.apiKey, input = 'hello hooks') => postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input, dimensions: 64 }, apiKey);
+  const embed = (apiKey = app.apiKey, input = 'hello hooks') =>
+    postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input, dimensions: 64 }, apiKey);
 
   it('POSTs a task.succeeded event that the README snippet verifies, and a tampered body does not', async () => {
     const response = await embed();
@@ -60,23 +72,44 @@ describe('webhooks', () => {
     expect(verifyWebhook('ss-not-the-secret', hook.headers, hook.rawBody)).toBe(false);
     expect(hook.body).toMatchObject({
       type: 'task.succeeded',
-      data: { task_id: taskId, app_id: app.appId, model: 'text-embedding-v4', status: 'succeeded', usage: { prompt_tokens: expect.any(Number) }, error: null, result_urls: [] },
+      data: {
+        task_id: taskId,
+        app_id: app.appId,
+        model: 'text-embedding-v4',
+        status: 'succeeded',
+        usage: { prompt_tokens: expect.any(Number) },
+        error: null,
+        result_urls: [],
+      },
     });
   });
 
   it('carries the image URLs of an image edit, and the error of a failed task', async () => {
     const image = dataUri(await noisyPng(64, 48));
-    const edited = await postJson(`${api.url}/v1/images/edits`, editBody('x-image-edit-plus-2025-10-30', [image], 'invert', { n: 2 }), app.apiKey);
+    const edited = await postJson(
+      `${api.url}/v1/images/edits`,
+      editBody('x-image-edit-plus-2025-10-30', [image], 'invert', { n: 2 }),
+      app.apiKey,
+    );
     const editTask = edited.headers.get('x-task-id')!;
     await waitUntil(() => receiver.delivered(editTask).length === 1, 'the image webhook');
-    expect(receiver.delivered(editTask)[0].body.data.result_urls).toEqual(edited.body.data.map((d: { url: string }) => d.url));
+    expect(receiver.delivered(editTask)[0].body.data.result_urls).toEqual(
+      edited.body.data.map((d: { url: string }) => d.url),
+    );
 
     dashscope.failWhen(() => true, { status: 400, code: 'DataInspectionFailed' });
-    const failed = await postJson(`${api.url}/v1/images/edits`, editBody('x-image-edit-plus-2025-10-30', [image], 'invert'), app.apiKey);
+    const failed = await postJson(
+      `${api.url}/v1/images/edits`,
+      editBody('x-image-edit-plus-2025-10-30', [image], 'invert'),
+      app.apiKey,
+    );
     expect(failed.status).toBe(400);
     const failedTask = failed.headers.get('x-task-id')!;
     await waitUntil(() => receiver.delivered(failedTask).length === 1, 'the failure webhook');
-    expect(receiver.delivered(failedTask)[0].body).toMatchObject({ type: 'task.failed', data: { status: 'failed', error: { code: 'InvalidParameter' } } });
+    expect(receiver.delivered(failedTask)[0].body).toMatchObject({
+      type: 'task.failed',
+      data: { status: 'failed', error: { code: 'InvalidParameter' } },
+    });
   });
 
   it('retries a receiver that answers 500 twice, then delivers exactly once; the API answer never waits for it', async () => {
@@ -97,7 +130,11 @@ describe('webhooks', () => {
     const today = new Date().toISOString().slice(0, 10);
     const { data } = await deliveries.listForApp(app.appId, { from: today, to: today, limit: 200 });
     const attempts = data.filter((d) => d.taskId === taskId).sort((a, b) => a.attempt - b.attempt);
-    expect(attempts.map((d) => [d.attempt, d.outcome, d.httpStatus])).toEqual([[1, 'retry', 500], [2, 'retry', 500], [3, 'delivered', 200]]);
+    expect(attempts.map((d) => [d.attempt, d.outcome, d.httpStatus])).toEqual([
+      [1, 'retry', 500],
+      [2, 'retry', 500],
+      [3, 'delivered', 200],
+    ]);
   });
 
   it('stops after the last scheduled attempt', async () => {
@@ -114,7 +151,10 @@ describe('webhooks', () => {
     const first = (await embed(gone.apiKey, 'first')).headers.get('x-task-id')!;
     await waitUntil(() => receiver.delivered(first).length === 1, 'the 410 delivery');
     const applications = api.app.get(ApplicationsRepository);
-    await waitUntil(async () => Boolean((await applications.findById(gone.appId))?.callbackDisabledAt), 'the callback to be disabled');
+    await waitUntil(
+      async () => Boolean((await applications.findById(gone.appId))?.callbackDisabledAt),
+      'the callback to be disabled',
+    );
     const second = (await embed(gone.apiKey, 'second')).headers.get('x-task-id')!;
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(receiver.delivered(second)).toHaveLength(0);
@@ -123,13 +163,19 @@ describe('webhooks', () => {
 
   it('refuses a callback URL pointing at 127.0.0.1 unless the development flag allows it', async () => {
     const credentials = api.app.get(CredentialsService);
-    const refused = credentials.createApplication(applicationInput('loopback', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
+    const refused = credentials.createApplication(
+      applicationInput('loopback', { callbackUrl: 'http://127.0.0.1:9/hooks' }),
+    );
     await expect(refused).rejects.toMatchObject({ code: 'InvalidParameter', param: 'callback_url' });
-    await expect(credentials.createApplication(applicationInput('metadata', { callbackUrl: 'http://169.254.169.254/latest' }))).rejects.toMatchObject({ code: 'InvalidParameter' });
+    await expect(
+      credentials.createApplication(applicationInput('metadata', { callbackUrl: 'http://169.254.169.254/latest' })),
+    ).rejects.toMatchObject({ code: 'InvalidParameter' });
 
     const devApi = await startApi(testEnv({ OUTBOUND_ALLOW_PRIVATE: 'true' }));
     try {
-      const created = await devApi.app.get(CredentialsService).createApplication(applicationInput('dev', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
+      const created = await devApi.app
+        .get(CredentialsService)
+        .createApplication(applicationInput('dev', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
       expect(created.application.callbackUrl).toBe('http://127.0.0.1:9/hooks');
     } finally {
       await devApi.close();
@@ -139,22 +185,38 @@ describe('webhooks', () => {
   it('lists delivery attempts in the console and redelivers one with the same webhook id', async () => {
     const console = consoleClient(api.url);
     const user = await console.register('hooks@example.com');
-    const created = await console.call('POST', '/applications', user, { name: 'console hooks', callback_url: receiver.url });
+    const created = await console.call('POST', '/applications', user, {
+      name: 'console hooks',
+      callback_url: receiver.url,
+    });
     expect(created.status).toBe(201);
-    const refused = await console.call('PATCH', `/applications/${created.body.id}`, user, { callback_url: 'http://127.0.0.1:9/x' });
+    const refused = await console.call('PATCH', `/applications/${created.body.id}`, user, {
+      callback_url: 'http://127.0.0.1:9/x',
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe('callback_url');
 
     const taskId = (await embed(created.body.credentials.api_key, 'console')).headers.get('x-task-id')!;
     await waitUntil(() => receiver.delivered(taskId).length === 1, 'the first delivery');
-    let listed: any;
-    await waitUntil(async () => {
-      listed = await console.call('GET', `/applications/${created.body.id}/webhooks`, user);
-      return listed.body.data.length === 1;
-    }, 'the recorded attempt');
-    expect(listed.body.data[0]).toMatchObject({ task_id: taskId, event: 'task.succeeded', outcome: 'delivered', http_status: 200, attempt: 1, redelivery: false });
+    const listed = await waitFor(
+      () => console.call('GET', `/applications/${created.body.id}/webhooks`, user),
+      (answer) => answer.body.data.length === 1,
+      'the recorded attempt',
+    );
+    expect(listed.body.data[0]).toMatchObject({
+      task_id: taskId,
+      event: 'task.succeeded',
+      outcome: 'delivered',
+      http_status: 200,
+      attempt: 1,
+      redelivery: false,
+    });
 
-    const again = await console.call('POST', `/applications/${created.body.id}/webhooks/${listed.body.data[0].id}/redeliver`, user);
+    const again = await console.call(
+      'POST',
+      `/applications/${created.body.id}/webhooks/${listed.body.data[0].id}/redeliver`,
+      user,
+    );
     expect(again.status).toBe(202);
     await waitUntil(() => receiver.delivered(taskId).length === 2, 'the redelivery');
     const [original, redelivered] = receiver.delivered(taskId);
@@ -164,7 +226,11 @@ describe('webhooks', () => {
     // A 410 disables the callback; saving the URL again turns it back on.
     receiver.answer(410);
     const goneTask = (await embed(created.body.credentials.api_key, 'gone')).headers.get('x-task-id')!;
-    await waitUntil(async () => (await console.call('GET', `/applications/${created.body.id}`, user)).body.callback_disabled_at !== null, 'the callback to be disabled');
+    await waitUntil(
+      async () =>
+        (await console.call('GET', `/applications/${created.body.id}`, user)).body.callback_disabled_at !== null,
+      'the callback to be disabled',
+    );
     const saved = await console.call('PATCH', `/applications/${created.body.id}`, user, { callback_url: receiver.url });
     expect(saved.body.callback_disabled_at).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 150)); // the auth cache (AUTH_CACHE_TTL_MS) picks the change up

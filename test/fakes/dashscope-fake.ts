@@ -57,6 +57,22 @@ export interface DashScopeCall {
   output?: { url: string; width: number; height: number; seed: number };
 }
 
+/** A generation request as DashScope documents it; invalidRequest() finds what the real service would refuse. */
+type GenerationRequest = {
+  model?: string;
+  input?: { messages?: { role?: string; content?: ContentItem[] }[] };
+  parameters?: {
+    n?: number;
+    size?: string;
+    seed?: number;
+    negative_prompt?: string;
+    prompt_extend?: boolean;
+    watermark?: boolean;
+  } & Record<string, unknown>;
+};
+
+type ContentItem = { image?: string; text?: string };
+
 const DEFAULT_CODES: Record<number, string> = {
   400: 'InvalidParameter',
   401: 'InvalidApiKey',
@@ -138,10 +154,11 @@ export class DashScopeFake {
   }
 
   async start(port = 0): Promise<this> {
-    this.server = createServer((req, res) =>
-      this.handle(req, res).catch((error: Error) => {
-        if (!res.headersSent) send(res, 500, errorBody('InternalError', `fake failed: ${error.message}`));
-      }),
+    this.server = createServer(
+      (req, res) =>
+        void this.handle(req, res).catch((error: Error) => {
+          if (!res.headersSent) send(res, 500, errorBody('InternalError', `fake failed: ${error.message}`));
+        }),
     );
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
@@ -162,14 +179,15 @@ export class DashScopeFake {
     if (req.method !== 'POST' || path !== GENERATION_PATH) {
       return send(res, 404, errorBody('NotFound', `The requested resource ${req.method} ${path} was not found.`));
     }
-    let body: any;
+    // JSON null parses too; the shape checks refuse it.
+    let body: GenerationRequest | null;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
       return send(res, 400, errorBody('InvalidParameter', 'The request body is not valid JSON.'));
     }
     const content = body?.input?.messages?.[0]?.content;
-    const items: any[] = Array.isArray(content) ? content : [];
+    const items: ContentItem[] = Array.isArray(content) ? content : [];
     const texts = items.filter((item) => typeof item?.text === 'string');
     const call: DashScopeCall = {
       index: this.calls.length + 1,
@@ -181,7 +199,11 @@ export class DashScopeFake {
       at: Date.now(),
     };
     this.calls.push(call);
-    const answer = (status: number, payload: { code?: string } & Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const answer = (
+      status: number,
+      payload: { code?: string } & Record<string, unknown>,
+      headers: Record<string, string> = {},
+    ) => {
       call.status = status;
       call.code = payload.code;
       send(res, status, payload, headers);
@@ -199,15 +221,29 @@ export class DashScopeFake {
         if (failure.dropConnection) return void req.socket.destroy();
         const status = failure.status ?? 500;
         const code = failure.code ?? DEFAULT_CODES[status] ?? 'InternalError';
-        const headers: Record<string, string> = failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
-        return answer(status, errorBody(code, failure.message ?? DEFAULT_MESSAGES[code] ?? `Scripted failure ${code}.`), headers);
+        const headers: Record<string, string> =
+          failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
+        return answer(
+          status,
+          errorBody(code, failure.message ?? DEFAULT_MESSAGES[code] ?? `Scripted failure ${code}.`),
+          headers,
+        );
       }
       const problem = invalidRequest(body, items);
       if (problem) return answer(400, errorBody('InvalidParameter', problem));
-      const inputs = await Promise.all(items.filter((item) => item.image !== undefined).map((item) => decodeDataUri(item.image)));
+      const inputs = await Promise.all(
+        items
+          .map((item) => item.image)
+          .filter((image) => image !== undefined)
+          .map((image) => decodeDataUri(image)),
+      );
       call.images = inputs.map(({ mime, width, height }) => ({ mime, width, height }));
       const undecodable = inputs.findIndex((input) => !input.data);
-      if (undecodable >= 0) return answer(400, errorBody('InvalidParameter', `The image at position ${undecodable + 1} is not a decodable image data URI.`));
+      if (undecodable >= 0)
+        return answer(
+          400,
+          errorBody('InvalidParameter', `The image at position ${undecodable + 1} is not a decodable image data URI.`),
+        );
       return answer(200, await this.generate(call, inputs[inputs.length - 1]));
     } finally {
       this.inFlight--;
@@ -224,7 +260,10 @@ export class DashScopeFake {
 
   private async generate(call: DashScopeCall, last: DecodedInput) {
     const parameters = call.parameters;
-    const [width, height] = typeof parameters.size === 'string' ? parameters.size.split('*').map(Number) : aboutOneMegapixel(last.width!, last.height!);
+    const [width, height] =
+      typeof parameters.size === 'string'
+        ? parameters.size.split('*').map(Number)
+        : aboutOneMegapixel(last.width!, last.height!);
     const n = typeof parameters.n === 'number' ? parameters.n : 1;
     const seed = typeof parameters.seed === 'number' ? parameters.seed : randomInt(MAX_SEED);
     const images = await Promise.all(
@@ -237,7 +276,8 @@ export class DashScopeFake {
     );
     call.output = { url: images[0].image, width, height, seed };
     const content: Record<string, string>[] = [...images];
-    if (this.options.revisedPrompt && parameters.prompt_extend !== false) content.push({ text: this.options.revisedPrompt(call.text!) });
+    if (this.options.revisedPrompt && parameters.prompt_extend !== false)
+      content.push({ text: this.options.revisedPrompt(call.text!) });
     return {
       output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content } }] },
       usage: { width, height, image_count: n },
@@ -251,7 +291,10 @@ export class DashScopeFake {
     if (!file) return send(res, 404, errorBody('NotFound', 'The file does not exist or has expired.'));
     if (this.options.holdFiles?.(this.fileSeeds.get(id) ?? -1)) return void this.held.push(id);
     this.downloads.push(id);
-    const padded = this.options.fileBytes && this.options.fileBytes > file.length ? Buffer.concat([file, Buffer.alloc(this.options.fileBytes - file.length)]) : file;
+    const padded =
+      this.options.fileBytes && this.options.fileBytes > file.length
+        ? Buffer.concat([file, Buffer.alloc(this.options.fileBytes - file.length)])
+        : file;
     if (this.options.chunkedFiles) {
       res.writeHead(200, { 'content-type': 'image/png' });
       // Several writes so the body really arrives in chunks.
@@ -270,33 +313,40 @@ export function startDashScopeFake(options: DashScopeFakeOptions = {}): Promise<
 }
 
 /** DashScope's checks on the request shape, as messages it would answer; undefined when the shape is fine. */
-function invalidRequest(body: any, items: any[]): string | undefined {
+function invalidRequest(body: GenerationRequest | null, items: ContentItem[]): string | undefined {
   if (typeof body?.model !== 'string' || body.model === '') return 'Model not specified.';
   const messages = body?.input?.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'Field required: input.messages';
-  if (messages.length !== 1 || messages[0]?.role !== 'user') return 'input.messages must hold exactly one message with role user.';
+  if (messages.length !== 1 || messages[0]?.role !== 'user')
+    return 'input.messages must hold exactly one message with role user.';
   if (!Array.isArray(messages[0].content)) return 'Field required: input.messages[0].content';
-  if (items.some((item) => typeof item !== 'object' || item === null || ('image' in item) === ('text' in item))) {
+  if (items.some((item) => typeof item !== 'object' || item === null || 'image' in item === 'text' in item)) {
     return 'Each content item must carry exactly one of image or text.';
   }
   const images = items.filter((item) => 'image' in item);
   const texts = items.filter((item) => 'text' in item);
-  if (images.length < 1 || images.length > 3) return `The number of input images must be between 1 and 3, got ${images.length}.`;
-  if (texts.length !== 1 || typeof texts[0].text !== 'string' || texts[0].text.trim() === '') return 'Exactly one non-empty text item is required.';
+  if (images.length < 1 || images.length > 3)
+    return `The number of input images must be between 1 and 3, got ${images.length}.`;
+  if (texts.length !== 1 || typeof texts[0].text !== 'string' || texts[0].text.trim() === '')
+    return 'Exactly one non-empty text item is required.';
   if (images.some((item) => typeof item.image !== 'string')) return 'image must be a string.';
   const parameters = body.parameters ?? {};
   if (typeof parameters !== 'object') return 'parameters must be an object.';
   const { n, size, seed, negative_prompt, prompt_extend, watermark } = parameters;
-  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 6)) return 'parameters.n must be an integer between 1 and 6.';
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 6))
+    return 'parameters.n must be an integer between 1 and 6.';
   if (size !== undefined) {
     const match = typeof size === 'string' ? /^(\d+)\*(\d+)$/.exec(size) : null;
     if (!match || [match[1], match[2]].map(Number).some((side) => side < 512 || side > 2048)) {
       return 'parameters.size must be <width>*<height> with each side between 512 and 2048.';
     }
   }
-  if (seed !== undefined && (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)) return `parameters.seed must be an integer between 0 and ${MAX_SEED}.`;
-  if (negative_prompt !== undefined && typeof negative_prompt !== 'string') return 'parameters.negative_prompt must be a string.';
-  if (prompt_extend !== undefined && typeof prompt_extend !== 'boolean') return 'parameters.prompt_extend must be a boolean.';
+  if (seed !== undefined && (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED))
+    return `parameters.seed must be an integer between 0 and ${MAX_SEED}.`;
+  if (negative_prompt !== undefined && typeof negative_prompt !== 'string')
+    return 'parameters.negative_prompt must be a string.';
+  if (prompt_extend !== undefined && typeof prompt_extend !== 'boolean')
+    return 'parameters.prompt_extend must be a boolean.';
   if (watermark !== undefined && typeof watermark !== 'boolean') return 'parameters.watermark must be a boolean.';
   return undefined;
 }
@@ -315,7 +365,9 @@ async function decodeDataUri(uri: string): Promise<DecodedInput> {
   const meta = await sharp(data)
     .metadata()
     .catch(() => undefined);
-  return meta?.width && meta.height ? { mime: match[1], data, width: meta.width, height: meta.height } : { mime: match[1] };
+  return meta?.width && meta.height
+    ? { mime: match[1], data, width: meta.width, height: meta.height }
+    : { mime: match[1] };
 }
 
 /** The default output size: the input's aspect ratio at about 1024×1024 pixels, sides multiples of 16. */

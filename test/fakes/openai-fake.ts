@@ -41,6 +41,32 @@ export interface ReceivedImage {
   height?: number;
 }
 
+/** A request body as the fake records it: the JSON object sent, or a multipart edit's text fields and `images`. */
+export type RecordedBody = Record<string, unknown>;
+
+/** The bodies the fake reads, as OpenAI documents them; the gateway sends nothing else to these paths. */
+type EmbeddingsRequest = {
+  model: string;
+  input: string | string[];
+  dimensions?: number;
+};
+
+type ChatRequest = {
+  model: string;
+  messages: { role: string; content: string }[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+};
+
+/** Multipart: every text field arrives as a string. */
+type ImageEditRequest = {
+  model?: string;
+  prompt?: string;
+  n?: string;
+  size?: string;
+  response_format?: string;
+};
+
 /**
  * An OpenAI-style upstream over real HTTP: POST /v1/embeddings, /v1/chat/completions and /v1/images/edits
  * (multipart) with OpenAI's request and response shapes, error bodies ({"error":{message,type,code}}), 401 for a
@@ -48,7 +74,7 @@ export interface ReceivedImage {
  * are real PNGs. An image edit's recorded `body` holds its text fields plus `images: ReceivedImage[]`.
  */
 export class OpenAiFake {
-  readonly calls: { path: string; body: any; at: number }[] = [];
+  readonly calls: { path: string; body: RecordedBody; at: number }[] = [];
   /** Streamed chat answers: content chunks planned and sent, and whether the client left before the end. */
   readonly streamed: { total: number; sent: number; closedEarly: boolean }[] = [];
   inFlight = 0;
@@ -98,7 +124,7 @@ export class OpenAiFake {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path.startsWith('/v1/files/')) return this.serveFile(path, res);
     const contentType = String(req.headers['content-type'] ?? '');
-    let body: any;
+    let body: RecordedBody;
     let files: ReceivedFile[] = [];
     if (contentType.startsWith('multipart/form-data')) {
       try {
@@ -126,25 +152,38 @@ export class OpenAiFake {
         if (--failure.times <= 0) this.failures.shift();
         if (failure.dropConnection) return void req.socket.destroy();
         const status = failure.status ?? 500;
-        const error = status === 429 ? openAiError('Rate limit reached', 'requests', 'rate_limit_exceeded') : openAiError('The server had an error', 'server_error');
+        const error =
+          status === 429
+            ? openAiError('Rate limit reached', 'requests', 'rate_limit_exceeded')
+            : openAiError('The server had an error', 'server_error');
         return send(res, status, failure.body ?? error, status === 429 ? { 'retry-after': '0' } : {});
       }
-      if (req.method === 'POST' && path === '/v1/embeddings') return send(res, 200, this.embeddings(body));
-      if (req.method === 'POST' && path === '/v1/chat/completions' && body.stream) return await this.chatStream(body, res);
-      if (req.method === 'POST' && path === '/v1/chat/completions') return send(res, 200, this.chat(body));
+      if (req.method === 'POST' && path === '/v1/embeddings')
+        return send(res, 200, this.embeddings(body as EmbeddingsRequest));
+      if (req.method === 'POST' && path === '/v1/chat/completions' && body.stream)
+        return await this.chatStream(body as ChatRequest, res);
+      if (req.method === 'POST' && path === '/v1/chat/completions')
+        return send(res, 200, this.chat(body as ChatRequest));
       if (req.method === 'POST' && path === '/v1/images/edits') {
         const { status, answer } = await this.imageEdit(body, files);
         return send(res, status, answer);
       }
-      return send(res, 404, openAiError(`Unknown request URL: ${req.method} ${path}`, 'invalid_request_error', 'unknown_url'));
+      return send(
+        res,
+        404,
+        openAiError(`Unknown request URL: ${req.method} ${path}`, 'invalid_request_error', 'unknown_url'),
+      );
     } finally {
       this.inFlight--;
     }
   }
 
-  private embeddings(body: any) {
+  private embeddings(body: EmbeddingsRequest) {
     const inputs: string[] = typeof body.input === 'string' ? [body.input] : body.input;
-    const length = this.options.honoursDimensions !== false && body.dimensions ? body.dimensions : this.options.nativeDimensions ?? 1024;
+    const length =
+      this.options.honoursDimensions !== false && body.dimensions
+        ? body.dimensions
+        : (this.options.nativeDimensions ?? 1024);
     const tokens = inputs.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
     return {
       object: 'list',
@@ -154,10 +193,10 @@ export class OpenAiFake {
     };
   }
 
-  private chat(body: any) {
-    const lastUser = [...body.messages].reverse().find((m: any) => m.role === 'user')?.content ?? '';
+  private chat(body: ChatRequest) {
+    const lastUser = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const content = this.options.chatReply ?? `echo: ${lastUser}`;
-    const promptTokens = body.messages.reduce((sum: number, m: any) => sum + Math.ceil(String(m.content).length / 4), 0);
+    const promptTokens = body.messages.reduce((sum, m) => sum + Math.ceil(String(m.content).length / 4), 0);
     const completionTokens = Math.ceil(content.length / 4);
     return {
       id: `chatcmpl-fake${this.calls.length}`,
@@ -165,7 +204,11 @@ export class OpenAiFake {
       created: Math.floor(Date.now() / 1000),
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     };
   }
 
@@ -174,7 +217,7 @@ export class OpenAiFake {
    * finish reason), a usage chunk when `stream_options.include_usage` is set, then `data: [DONE]`. Records how many
    * content chunks went out before the client hung up, in `streamed`.
    */
-  private async chatStream(body: any, res: ServerResponse): Promise<void> {
+  private async chatStream(body: ChatRequest, res: ServerResponse): Promise<void> {
     const whole = this.chat(body);
     const base = { id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: body.model };
     const pieces = whole.choices[0].message.content.split(/(?<= )/);
@@ -197,32 +240,44 @@ export class OpenAiFake {
   }
 
   /** Validates like OpenAI's edit endpoint, then edits the last image: resized to `size` (default 1024x1024), tinted per prompt. */
-  private async imageEdit(body: any, parts: ReceivedFile[]): Promise<{ status: number; answer: unknown }> {
+  private async imageEdit(body: ImageEditRequest, parts: ReceivedFile[]): Promise<{ status: number; answer: unknown }> {
     const files = parts.filter((part) => part.field === 'image' || part.field === 'image[]');
     const invalid = (message: string, param: string, code: string) => ({
       status: 400,
       answer: { error: { message, type: 'invalid_request_error', param, code } },
     });
-    if (!body.prompt) return invalid("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
-    if (files.length === 0) return invalid("Missing required parameter: 'image'.", 'image', 'missing_required_parameter');
+    const { prompt } = body;
+    if (!prompt) return invalid("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+    if (files.length === 0)
+      return invalid("Missing required parameter: 'image'.", 'image', 'missing_required_parameter');
     if (String(body.model ?? '').startsWith('gpt-image') && body.response_format !== undefined) {
       return invalid("Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
     }
     if (body.response_format !== undefined && !['url', 'b64_json'].includes(body.response_format)) {
-      return invalid(`Invalid value: '${body.response_format}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value');
+      return invalid(
+        `Invalid value: '${body.response_format}'. Supported values are: 'url' and 'b64_json'.`,
+        'response_format',
+        'invalid_value',
+      );
     }
     const n = body.n === undefined ? 1 : Number(body.n);
-    if (!Number.isInteger(n) || n < 1 || n > 10) return invalid(`Invalid value for 'n': ${body.n}.`, 'n', 'invalid_value');
+    if (!Number.isInteger(n) || n < 1 || n > 10)
+      return invalid(`Invalid value for 'n': ${body.n}.`, 'n', 'invalid_value');
     const size = /^(\d+)x(\d+)$/.exec(body.size ?? '1024x1024');
     if (!size && body.size !== 'auto') return invalid(`Invalid value: '${body.size}'.`, 'size', 'invalid_value');
     const undecodable = files.findIndex((file) => file.width === undefined);
-    if (undecodable >= 0) return invalid(`Invalid image file or mode for image ${undecodable + 1}, please check your image file.`, 'image', 'invalid_image_file');
+    if (undecodable >= 0)
+      return invalid(
+        `Invalid image file or mode for image ${undecodable + 1}, please check your image file.`,
+        'image',
+        'invalid_image_file',
+      );
     const [width, height] = size ? [Number(size[1]), Number(size[2])] : [1024, 1024];
     const last = files[files.length - 1].data;
     const data = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
-        const png = await renderFakeEdit(last, width, height, textSeed(body.prompt) + i);
-        return { ...this.imageAnswer(png), revised_prompt: `revised: ${body.prompt}` };
+        const png = await renderFakeEdit(last, width, height, textSeed(prompt) + i);
+        return { ...this.imageAnswer(png), revised_prompt: `revised: ${prompt}` };
       }),
     );
     return { status: 200, answer: { created: Math.floor(Date.now() / 1000), data } };
@@ -250,9 +305,9 @@ interface ReceivedFile {
 }
 
 /** Parses a multipart body with undici's own parser; the recorded body keeps text fields and a summary of each image. */
-async function readMultipart(raw: Buffer, contentType: string): Promise<{ body: Record<string, unknown>; files: ReceivedFile[] }> {
+async function readMultipart(raw: Buffer, contentType: string): Promise<{ body: RecordedBody; files: ReceivedFile[] }> {
   const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
-  const body: Record<string, unknown> = {};
+  const body: RecordedBody = {};
   const files: ReceivedFile[] = [];
   const images: ReceivedImage[] = [];
   for (const [field, value] of form.entries()) {
@@ -265,7 +320,14 @@ async function readMultipart(raw: Buffer, contentType: string): Promise<{ body: 
       .metadata()
       .catch(() => undefined);
     files.push({ field, data, width: meta?.width });
-    images.push({ field, filename: value.name, mime: value.type, bytes: data.length, width: meta?.width, height: meta?.height });
+    images.push({
+      field,
+      filename: value.name,
+      mime: value.type,
+      bytes: data.length,
+      width: meta?.width,
+      height: meta?.height,
+    });
   }
   body.images = images;
   return { body, files };

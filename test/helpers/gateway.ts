@@ -5,24 +5,26 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createApiApp } from '../../apps/api/src/bootstrap';
 import { createWorkerApp } from '../../apps/worker/src/bootstrap';
+import { ENTRY_POINTS } from '../../scripts/processes';
 
 export const ROOT = join(__dirname, '..', '..');
 const MASTER_KEY = 'a'.repeat(64);
 
 /**
- * Configuration of one test file's deployment: its own MongoDB database and BullMQ prefix on the shared
+ * Configuration of one test file's deployment: its own MongoDB database and Redis prefix on the shared
  * Redis/FerretDB that `npm test` started, so suites never see each other's jobs or records.
  */
 export function testEnv(overrides: EnvSource = {}): EnvSource {
   const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
-  if (!TEST_REDIS_URL || !TEST_MONGODB_URL) throw new Error('run the e2e suite with `npm test`, which starts Redis and FerretDB');
+  if (!TEST_REDIS_URL || !TEST_MONGODB_URL)
+    throw new Error('run the e2e suite with `npm test`, which starts Redis and FerretDB');
   const scope = `t${randomBase62(8)}`;
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     REDIS_URL: TEST_REDIS_URL,
     MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`,
-    QUEUE_PREFIX: scope,
+    REDIS_PREFIX: scope,
     MASTER_KEY,
     MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models.yaml'),
     UPSTREAM_RETRY_BASE_MS: 20,
@@ -50,7 +52,12 @@ export async function startApi(env: EnvSource): Promise<RunningApi> {
   return { app, url: url.replace('[::1]', '127.0.0.1'), config, close: () => app.close() };
 }
 
-export async function startWorker(env: EnvSource): Promise<{ app: NestFastifyApplication; close(): Promise<void> }> {
+export interface RunningWorker {
+  app: NestFastifyApplication;
+  close(): Promise<void>;
+}
+
+export async function startWorker(env: EnvSource): Promise<RunningWorker> {
   const app = await createWorkerApp(loadConfig(env));
   await app.init();
   return { app, close: () => app.close() };
@@ -63,7 +70,7 @@ export function processEnv(env: EnvSource): NodeJS.ProcessEnv {
 
 /** A worker as a separate OS process from the build, for tests that kill it. */
 export function spawnWorker(env: EnvSource): ChildProcess {
-  return spawn(process.execPath, [join(ROOT, 'dist/apps/worker/apps/worker/src/main.js')], {
+  return spawn(process.execPath, [ENTRY_POINTS.worker], {
     env: processEnv({ ...env, WORKER_PORT: 0 }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -87,15 +94,34 @@ export function applicationInput(name: string, settings: Partial<ApplicationInpu
   };
 }
 
-export async function createApplication(api: RunningApi, name = 'test-app', settings: Partial<ApplicationInput> = {}): Promise<IssuedCredentials> {
+export async function createApplication(
+  api: RunningApi,
+  name = 'test-app',
+  settings: Partial<ApplicationInput> = {},
+): Promise<IssuedCredentials> {
   const issued = await api.app.get(CredentialsService).createApplication(applicationInput(name, settings));
   return { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey };
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  await waitFor(check, (done) => done, what, timeoutMs);
+}
+
+/** Reads until `done` holds for what `read` returned, and returns that. */
+export async function waitFor<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await check()) return;
+    const value = await read();
+    if (done(value)) return value;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -108,12 +134,12 @@ export async function postJson(url: string, body: unknown, apiKey?: string, sign
     body: JSON.stringify(body),
     signal,
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 export async function getJson(url: string, apiKey?: string) {
   const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+  return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 /** The value of the Prometheus sample `name` whose labels include `labels` (any order), or undefined. */
@@ -121,7 +147,8 @@ export function metricValue(exposition: string, name: string, labels: Record<str
   for (const line of exposition.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
     const labelText = line.slice(name.length + 1, line.lastIndexOf('}'));
-    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([key, value]) => labelText.includes(`${key}="${value}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }

@@ -3,7 +3,9 @@ import sharp from 'sharp';
 export type Rgb = [number, number, number];
 
 export function solidPng(width: number, height: number, [r, g, b]: Rgb): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+    .png()
+    .toBuffer();
 }
 
 /** Left half one colour, right half another: shows where each side of an input ends up. */
@@ -24,7 +26,9 @@ export function noisyPng(width: number, height: number, seed = 1): Promise<Buffe
     state = (state * 1103515245 + 12345) & 0x7fffffff;
     pixels[i] = (state >> 16) & 0xff;
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 export interface Pixels {
@@ -58,9 +62,14 @@ export function editBody(model: string, images: string[], text: string, paramete
   };
 }
 
-export async function download(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; body: any }> {
+export async function download(url: string) {
   const response = await fetch(url);
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get('content-type');
-  return { status: response.status, type, bytes, body: type?.includes('json') ? JSON.parse(bytes.toString()) : undefined };
+  return {
+    status: response.status,
+    type,
+    bytes,
+    body: type?.includes('json') ? JSON.parse(bytes.toString()) : undefined,
+  };
 }

@@ -2,11 +2,13 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WebhookEvent } from '@gateway/webhooks';
+import { evaluateSnippet } from './readme';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   rawBody: string;
-  body: any;
+  body: WebhookEvent;
   answered: number;
   at: number;
 }
@@ -30,7 +32,13 @@ export class WebhookReceiver {
       request.on('end', () => {
         const rawBody = Buffer.concat(chunks).toString('utf8');
         const status = this.script.shift() ?? 200;
-        this.received.push({ headers: request.headers, rawBody, body: JSON.parse(rawBody), answered: status, at: Date.now() });
+        this.received.push({
+          headers: request.headers,
+          rawBody,
+          body: JSON.parse(rawBody),
+          answered: status,
+          at: Date.now(),
+        });
         response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
       });
     });
@@ -59,7 +67,9 @@ export class WebhookReceiver {
 }
 
 /** The README's receiver-side verification snippet, as a receiver would paste it. */
-export function readmeVerifier(root: string): (secretKey: string, headers: Record<string, unknown>, rawBody: string) => boolean {
+export function readmeVerifier(
+  root: string,
+): (secretKey: string, headers: Record<string, unknown>, rawBody: string) => boolean {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const snippet = readme
     .split('```js\n')
@@ -67,5 +77,5 @@ export function readmeVerifier(root: string): (secretKey: string, headers: Recor
     .map((block) => block.split('```')[0])
     .find((block) => block.includes('function verifyWebhook'));
   if (!snippet) throw new Error('the README has no verifyWebhook snippet');
-  return new Function('require', `${snippet}; return verifyWebhook;`)(require);
+  return evaluateSnippet(snippet, 'verifyWebhook');
 }

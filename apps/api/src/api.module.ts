@@ -3,7 +3,7 @@ import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
-import { QueueModule, TASK_OUTCOME_SOURCE, TaskGateway } from '@gateway/queue';
+import { JobDispatcher, OUTCOME_LOOKUP, QueueModule, ReplyWaiters, TaskQueues } from '@gateway/queue';
 import { ConsoleModule, TenancyModule } from '@gateway/tenancy';
 import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -24,15 +24,18 @@ import { ImageEditController } from './v1/images/image-edit.controller';
 import { ImageEditRequestService } from './v1/images/image-edit-request.service';
 import { ModelsController } from './v1/models/models.controller';
 import { IdempotentRequests } from './v1/idempotent-requests.service';
-import { TaskStreamResponder } from './v1/task-stream-responder';
-import { TaskSubmissionService } from './v1/task-submission.service';
-import { RecordedOutcomes } from './v1/tasks/recorded-outcomes.service';
+import { StreamRelay } from './v1/stream-relay.service';
+import { TaskSubmitter } from './v1/task-submitter.service';
+import { FinalOutcomes } from './v1/tasks/final-outcomes.service';
+import { TaskReader } from './v1/tasks/task-reader.service';
 import { TasksController } from './v1/tasks/tasks.controller';
-import { TaskViewService } from './v1/tasks/task-view.service';
 
 @Module({})
 export class ApiModule implements OnModuleInit {
-  constructor(private readonly metrics: MetricsService, private readonly gateway: TaskGateway) {}
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly waiters: ReplyWaiters,
+  ) {}
 
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
@@ -50,19 +53,31 @@ export class ApiModule implements OnModuleInit {
         ImagingModule,
       ],
       controllers: [
-        EmbeddingsController, ChatController, ImageEditController, FilesController, ModelsController, TasksController,
-        ConsoleAuthController, ConsoleApplicationsController, ConsoleUsageController, ConsoleOperatorsController, ConsoleModelsController,
+        EmbeddingsController,
+        ChatController,
+        ImageEditController,
+        FilesController,
+        ModelsController,
+        TasksController,
+        ConsoleAuthController,
+        ConsoleApplicationsController,
+        ConsoleUsageController,
+        ConsoleOperatorsController,
+        ConsoleModelsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-        { provide: TASK_OUTCOME_SOURCE, useExisting: RecordedOutcomes },
-        TaskGateway,
+        { provide: OUTCOME_LOOKUP, useExisting: FinalOutcomes },
         ConsoleSessionGuard,
-        TaskSubmissionService,
+        // A request's round trip, in order: submit, dispatch, wait for the reply (or relay the stream).
+        TaskSubmitter,
         IdempotentRequests,
-        TaskStreamResponder,
-        RecordedOutcomes,
-        TaskViewService,
+        TaskQueues,
+        JobDispatcher,
+        ReplyWaiters,
+        StreamRelay,
+        FinalOutcomes,
+        TaskReader,
         EmbeddingsRequestService,
         ChatRequestService,
         ImageEditRequestService,
@@ -72,6 +87,6 @@ export class ApiModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.metrics.setService('api');
-    this.metrics.onScrape(() => this.metrics.syncWaiters.set(this.gateway.waiting));
+    this.metrics.onScrape(() => this.metrics.syncWaiters.set(this.waiters.waiting));
   }
 }

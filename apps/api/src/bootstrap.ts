@@ -12,6 +12,7 @@ import { createValidationPipe } from './http/validation';
 /** Builds the api on Fastify; the caller decides where it listens. */
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
   const logger = createLogger(config.LOG_LEVEL, 'api');
+  for (const warning of config.startupWarnings) logger.warn(warning);
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: config.BODY_LIMIT_BYTES,

@@ -1,4 +1,10 @@
-import { APPLICATION_TYPES, ApplicationsRepository, ApplicationType, UsageDailyRepository, UsersRepository } from '@gateway/db';
+import {
+  APPLICATION_TYPES,
+  ApplicationsRepository,
+  ApplicationType,
+  UsageDailyRepository,
+  UsersRepository,
+} from '@gateway/db';
 import { UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
@@ -49,14 +55,23 @@ export class CliCommands {
 
   private async createApp(args: string[]): Promise<string> {
     const { values } = parse(args, {
-      name: { type: 'string' }, description: { type: 'string' }, type: { type: 'string' }, scenario: { type: 'string' },
-      volume: { type: 'string' }, 'daily-limit': { type: 'string' }, concurrency: { type: 'string' },
-      capabilities: { type: 'string' }, models: { type: 'string' }, 'ip-whitelist': { type: 'string' },
-      'callback-url': { type: 'string' }, json: { type: 'boolean' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      type: { type: 'string' },
+      scenario: { type: 'string' },
+      volume: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      concurrency: { type: 'string' },
+      capabilities: { type: 'string' },
+      models: { type: 'string' },
+      'ip-whitelist': { type: 'string' },
+      'callback-url': { type: 'string' },
+      json: { type: 'boolean' },
     });
     if (!values.name?.trim()) throw new UsageError('apps:create needs --name');
     const type = (values.type ?? 'backend') as ApplicationType;
-    if (!APPLICATION_TYPES.includes(type)) throw new UsageError(`--type must be one of ${APPLICATION_TYPES.join(', ')}`);
+    if (!APPLICATION_TYPES.includes(type))
+      throw new UsageError(`--type must be one of ${APPLICATION_TYPES.join(', ')}`);
     const issued = await this.credentials.createApplication({
       name: values.name.trim(),
       description: values.description ?? '',
@@ -71,7 +86,12 @@ export class CliCommands {
       ipWhitelist: list(values['ip-whitelist']),
       callbackUrl: values['callback-url'],
     });
-    const shown = { appId: issued.appId, apiKey: issued.apiKey, secretKey: issued.secretKey, name: issued.application.name };
+    const shown = {
+      appId: issued.appId,
+      apiKey: issued.apiKey,
+      secretKey: issued.secretKey,
+      name: issued.application.name,
+    };
     if (values.json) return JSON.stringify(shown);
     return [
       `Application "${shown.name}" created. Keep these now: the keys are not shown again.`,
@@ -85,30 +105,58 @@ export class CliCommands {
     const { values } = parse(args, { json: { type: 'boolean' } });
     const apps = await this.applications.list();
     const rows = apps.map((app) => ({
-      appId: app._id, name: app.name, type: app.type, status: app.status,
-      dailyCallLimit: app.dailyCallLimit, concurrencyLimit: app.concurrencyLimit, createdAt: new Date(app.createdAt).toISOString(),
+      appId: app._id,
+      name: app.name,
+      type: app.type,
+      status: app.status,
+      dailyCallLimit: app.dailyCallLimit,
+      concurrencyLimit: app.concurrencyLimit,
+      createdAt: new Date(app.createdAt).toISOString(),
     }));
     if (values.json) return JSON.stringify(rows);
     if (rows.length === 0) return 'No applications yet: npm run gw -- apps:create --name <name>';
-    return rows.map((r) => `${r.appId}  ${r.name}  ${r.type}  ${r.status}  daily=${r.dailyCallLimit || '∞'}  concurrency=${r.concurrencyLimit || '∞'}`).join('\n');
+    return rows
+      .map(
+        (r) =>
+          `${r.appId}  ${r.name}  ${r.type}  ${r.status}  daily=${r.dailyCallLimit || '∞'}  concurrency=${r.concurrencyLimit || '∞'}`,
+      )
+      .join('\n');
   }
 
   private async showUsage(args: string[]): Promise<string> {
-    const { values } = parse(args, { app: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parse(args, {
+      app: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      json: { type: 'boolean' },
+    });
     if (!values.app) throw new UsageError('usage needs --app <appId>');
     const to = values.to ?? utcDay();
     const from = values.from ?? utcDaysBefore(to, 29);
-    if (!UTC_DAY_PATTERN.test(from) || !UTC_DAY_PATTERN.test(to)) throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
+    if (!UTC_DAY_PATTERN.test(from) || !UTC_DAY_PATTERN.test(to))
+      throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
     const days = await this.usage.listForApp(values.app, from, to);
     const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, cost }) => ({
-      day, model, calls, errors, promptTokens, completionTokens, images, cost,
+      day,
+      model,
+      calls,
+      errors,
+      promptTokens,
+      completionTokens,
+      images,
+      cost,
     }));
     if (values.json) return JSON.stringify(rows);
     if (rows.length === 0) return `No usage for ${values.app} from ${from} to ${to}.`;
-    const header = 'day         model                         calls  errors  prompt_tokens  completion_tokens  images  cost';
-    return [header, ...rows.map((r) =>
-      `${r.day}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
-    )].join('\n');
+    const header =
+      'day         model                         calls  errors  prompt_tokens  completion_tokens  images  cost';
+    return [
+      header,
+      ...rows.map(
+        (r) =>
+          `${r.day}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
+      ),
+    ].join('\n');
   }
 
   private async promote(args: string[]): Promise<string> {
@@ -121,17 +169,24 @@ export class CliCommands {
   }
 
   private async rotateKey(args: string[]): Promise<string> {
-    const { values } = parse(args, { app: { type: 'string' }, 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parse(args, {
+      app: { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      json: { type: 'boolean' },
+    });
     if (!values.app) throw new UsageError('keys:rotate needs --app <appId>');
     if (!(await this.applications.findById(values.app))) throw new UsageError(`no application ${values.app}`);
-    const apiKey = await this.credentials.rotateApiKey(values.app, count(values['grace-seconds'], '--grace-seconds') * 1000);
-    return values.json ? JSON.stringify({ appId: values.app, apiKey }) : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
+    const apiKey = await this.credentials.rotateApiKey(
+      values.app,
+      count(values['grace-seconds'], '--grace-seconds') * 1000,
+    );
+    return values.json
+      ? JSON.stringify({ appId: values.app, apiKey })
+      : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
   }
 }
 
 export class UsageError extends Error {}
-
-
 
 type Flags = Record<string, string | undefined> & { json?: boolean };
 
@@ -151,5 +206,10 @@ function count(value: string | undefined, flag: string): number {
 }
 
 function list(value: string | undefined): string[] {
-  return value ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return value
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }

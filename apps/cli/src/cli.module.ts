@@ -12,7 +12,13 @@ export class CliModule {
     return {
       module: CliModule,
       // Redis too: the repositories number listed records with its counters (FeedPages).
-      imports: [ConfigModule.forRoot(config), LoggerModule.forRoot(logger), DbModule, QueueModule.forCommands(), CredentialsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(logger),
+        DbModule,
+        QueueModule.forCommands(),
+        CredentialsModule,
+      ],
       providers: [CliCommands],
     };
   }

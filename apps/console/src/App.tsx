@@ -17,18 +17,44 @@ const SystemPage = lazy(() => import('./pages/admin/SystemPage'));
 export function App() {
   const { t } = useTranslation();
   return (
-    <Suspense fallback={<Center h="50vh"><Loader aria-label={t('common.loading')} /></Center>}>
+    <Suspense
+      fallback={
+        <Center h="50vh">
+          <Loader aria-label={t('common.loading')} />
+        </Center>
+      }
+    >
       <Routes>
         <Route path="/sign-in" element={<SignInPage />} />
         <Route path="/sign-up" element={<SignUpPage />} />
-        <Route element={<SignedIn><Layout /></SignedIn>}>
+        <Route
+          element={
+            <SignedIn>
+              <Layout />
+            </SignedIn>
+          }
+        >
           <Route index element={<Navigate to="/applications" replace />} />
           <Route path="/applications" element={<ApplicationsPage />} />
           <Route path="/applications/new" element={<NewApplicationPage />} />
           <Route path="/applications/:id/*" element={<ApplicationPage />} />
           <Route path="/models" element={<ModelsPage />} />
-          <Route path="/admin/users" element={<Operator><UsersPage /></Operator>} />
-          <Route path="/admin/system" element={<Operator><SystemPage /></Operator>} />
+          <Route
+            path="/admin/users"
+            element={
+              <Operator>
+                <UsersPage />
+              </Operator>
+            }
+          />
+          <Route
+            path="/admin/system"
+            element={
+              <Operator>
+                <SystemPage />
+              </Operator>
+            }
+          />
           <Route path="*" element={<Navigate to="/applications" replace />} />
         </Route>
       </Routes>
@@ -40,7 +66,12 @@ function SignedIn({ children }: { children: ReactNode }) {
   const { user } = useSession();
   const location = useLocation();
   const { t } = useTranslation();
-  if (user === undefined) return <Center h="50vh"><Loader aria-label={t('common.loading')} /></Center>;
+  if (user === undefined)
+    return (
+      <Center h="50vh">
+        <Loader aria-label={t('common.loading')} />
+      </Center>
+    );
   if (user === null) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
   return <>{children}</>;
 }

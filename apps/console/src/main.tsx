@@ -9,8 +9,6 @@ import { BrowserRouter, NavigateOptions, To } from 'react-router';
 import { App } from './App';
 import { SessionProvider } from './session';
 
-// Darker shades than Mantine's defaults where text sits on them: white on indigo 8 and gray 7 on white both pass
-// WCAG AA contrast (4.5:1), which indigo 6 buttons and the default dimmed gray do not.
 // Under <BrowserRouter> (declarative mode) navigate() returns nothing; react-router types it for every mode.
 declare module 'react-router' {
   interface NavigateFunction {
@@ -19,6 +17,8 @@ declare module 'react-router' {
   }
 }
 
+// Darker shades than Mantine's defaults where text sits on them: white on indigo 8 and gray 7 on white both pass
+// WCAG AA contrast (4.5:1), which indigo 6 buttons and the default dimmed gray do not.
 const theme = createTheme({ primaryColor: 'indigo', primaryShade: 8, defaultRadius: 'md' });
 const contrast: CSSVariablesResolver = () => ({
   variables: {},

@@ -31,7 +31,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const state: SessionState = {
     user,
     signIn: async (email, password) => accept(await post<SignedIn>('/auth/login', { email, password })),
-    signUp: async (email, password, invitation) => accept(await post<SignedIn>('/auth/register', { email, password, ...(invitation ? { invitation } : {}) })),
+    signUp: async (email, password, invitation) =>
+      accept(await post<SignedIn>('/auth/register', { email, password, ...(invitation ? { invitation } : {}) })),
     signOut: async () => {
       await post('/auth/logout');
       rememberCsrfToken(null);

@@ -5,52 +5,46 @@ import { ImagingModule } from '@gateway/imaging';
 import { MeteringModule } from '@gateway/metering';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
-import { QueueModule, QueueName } from '@gateway/queue';
+import { QueueModule, QueueName, TaskQueueName } from '@gateway/queue';
 import { TenancyModule } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { Logger } from 'pino';
-import { ChatProcessor } from './processors/chat.processor';
-import { EmbeddingsProcessor } from './processors/embeddings.processor';
-import { ImageEditProcessor } from './processors/image-edit.processor';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
-import { MaintenancePass } from './tasks/maintenance-pass.service';
+import { QUEUE_PROCESSORS, QueueProcessor } from './processors/queue-processor';
 import { WebhooksProcessor } from './processors/webhooks.processor';
-import { ChatTaskService } from './tasks/chat-task.service';
-import { EmbeddingsTaskService } from './tasks/embeddings-task.service';
-import { ImageEditTaskService } from './tasks/image-edit-task.service';
 import { ImageInputs } from './tasks/image-inputs.service';
-import { TASK_PROCESSORS, TaskProcessor } from './tasks/task-processor';
+import { JobPickup, SERVED_TASK_QUEUES } from './tasks/job-pickup.service';
+import { MaintenancePass } from './tasks/maintenance-pass.service';
 import { TaskRunner } from './tasks/task-runner.service';
-import { TaskWorkers } from './tasks/task-workers.service';
+import { isTaskQueue, TASK_SERVICES } from './tasks/task-services';
 
-/** The processor of each queue this codebase can serve. */
-const PROCESSORS: Partial<Record<QueueName, Type<TaskProcessor>>> = {
-  [QueueName.Embeddings]: EmbeddingsProcessor,
-  [QueueName.Chat]: ChatProcessor,
-  [QueueName.ImageEdit]: ImageEditProcessor,
+/** The worker's own queues and their processors; each task queue is run by its task service (TASK_SERVICES). */
+const PROCESSORS: Partial<Record<QueueName, Type<QueueProcessor>>> = {
   [QueueName.Webhooks]: WebhooksProcessor,
   [QueueName.Maintenance]: MaintenanceProcessor,
 };
 
-/** Queues this worker serves; a configured queue without a processor stops start-up (docs/style.md). */
-export function selectProcessors(config: AppConfig): Type<TaskProcessor>[] {
-  const wanted = config.workerQueues;
-  if (wanted === 'all') return Object.values(PROCESSORS) as Type<TaskProcessor>[];
-  return wanted.map((queue) => {
-    const processor = PROCESSORS[queue as QueueName];
-    if (!processor) {
-      const known = Object.keys(PROCESSORS).join(', ');
-      throw new Error(`WORKER_QUEUES names "${queue}", which has no processor in this build (available: ${known})`);
-    }
-    return processor;
-  });
+/** Queues this worker serves; a configured queue this build cannot run stops start-up (docs/style.md). */
+export function selectQueues(config: AppConfig): { taskQueues: TaskQueueName[]; processors: Type<QueueProcessor>[] } {
+  const known = [...Object.keys(TASK_SERVICES), ...Object.keys(PROCESSORS)];
+  const wanted = config.workerQueues === 'all' ? known : config.workerQueues;
+  const unknown = wanted.find((queue) => !known.includes(queue));
+  if (unknown !== undefined) {
+    throw new Error(
+      `WORKER_QUEUES names "${unknown}", which has no processor in this build (available: ${known.join(', ')})`,
+    );
+  }
+  return {
+    taskQueues: wanted.filter(isTaskQueue),
+    processors: wanted.flatMap((queue) => PROCESSORS[queue as QueueName] ?? []),
+  };
 }
 
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
-    const processors = selectProcessors(config);
+    const { taskQueues, processors } = selectQueues(config);
     return {
       module: WorkerModule,
       imports: [
@@ -68,15 +62,14 @@ export class WorkerModule {
       ],
       providers: [
         TaskRunner,
-        EmbeddingsTaskService,
-        ChatTaskService,
-        ImageEditTaskService,
+        ...Object.values(TASK_SERVICES).map((entry) => entry.service),
         ImageInputs,
         MaintenancePass,
         WebhookJobs,
         ...processors,
-        { provide: TASK_PROCESSORS, useFactory: (...instances: TaskProcessor[]) => instances, inject: processors },
-        TaskWorkers,
+        { provide: QUEUE_PROCESSORS, useFactory: (...instances: QueueProcessor[]) => instances, inject: processors },
+        { provide: SERVED_TASK_QUEUES, useValue: taskQueues },
+        JobPickup,
       ],
     };
   }

@@ -32,9 +32,14 @@ function checkModel(entry: Record<string, unknown>, where: string): ModelSpec {
   if (!CAPABILITIES.includes(entry.capability as Capability)) {
     throw new Error(`${at}: capability must be one of ${CAPABILITIES.join(', ')}`);
   }
-  if (!Array.isArray(entry.routes) || entry.routes.length === 0) throw new Error(`${at}: at least one route is required`);
+  if (!Array.isArray(entry.routes) || entry.routes.length === 0)
+    throw new Error(`${at}: at least one route is required`);
   const routes = entry.routes.map((route, i) => checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`));
-  const created = entry.created instanceof Date ? entry.created : new Date(String(entry.created ?? '1970-01-01'));
+  // YAML reads a bare date as a Date; a quoted one stays text.
+  const created =
+    entry.created instanceof Date
+      ? entry.created
+      : new Date(typeof entry.created === 'string' ? entry.created : '1970-01-01');
   return {
     id: entry.id,
     capability: entry.capability as Capability,
@@ -49,8 +54,10 @@ function checkModel(entry: Record<string, unknown>, where: string): ModelSpec {
 }
 
 function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {
-  if (!PROVIDERS.includes(route?.provider as ProviderName)) throw new Error(`${at}: provider must be one of ${PROVIDERS.join(', ')}`);
+  if (!PROVIDERS.includes(route?.provider as ProviderName))
+    throw new Error(`${at}: provider must be one of ${PROVIDERS.join(', ')}`);
   if (typeof route.model !== 'string') throw new Error(`${at}: "model" is required`);
-  if (route.provider !== 'local' && typeof route.upstream !== 'string') throw new Error(`${at}: "upstream" is required for ${route.provider}`);
+  if (route.provider !== 'local' && typeof route.upstream !== 'string')
+    throw new Error(`${at}: "upstream" is required for ${String(route.provider)}`);
   return route as unknown as RouteSpec;
 }

@@ -44,9 +44,13 @@ export class CatalogService {
   resolve(id: string, capability: Capability, param = 'model'): ResolvedModel {
     const spec = this.byId.get(id);
     if (!spec || spec.capability !== capability) {
-      throw new GatewayError('ModelNotFound', `model "${id}" does not exist for ${capability}; GET /v1/models lists the catalog`, { param });
+      throw new GatewayError(
+        'ModelNotFound',
+        `model "${id}" does not exist for ${capability}; GET /v1/models lists the catalog`,
+        { param },
+      );
     }
-    const routes = this.routes.get(spec.id)!;
+    const routes = this.routesOf(spec.id);
     if (routes.length === 0) {
       throw new GatewayError('ModelNotFound', `model "${id}" has no provider configured on this gateway`, { param });
     }
@@ -64,7 +68,7 @@ export class CatalogService {
         active.push({ ...route, key: `local:${route.model}` });
         continue;
       }
-      const upstream = config.upstreams[route.upstream!];
+      const upstream = route.upstream === undefined ? undefined : config.upstreams[route.upstream];
       if (!upstream) continue;
       active.push({
         ...route,

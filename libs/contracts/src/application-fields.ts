@@ -9,7 +9,7 @@ export const APPLICATION_TYPES = ['web', 'mobile', 'backend'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 
 /** Longest text, in characters. */
-export const TEXT_FIELDS = { name: 100, description: 1000, usage_scenario: 1000, callback_url: 2048 } as const;
+const TEXT_FIELDS = { name: 100, description: 1000, usage_scenario: 1000, callback_url: 2048 } as const;
 /** Largest whole number; 0 means unlimited for the limits. */
 export const NUMBER_FIELDS = {
   expected_volume: 1e12,
@@ -18,12 +18,13 @@ export const NUMBER_FIELDS = {
   requests_per_minute: 1e9,
   token_quota: 1e15,
 } as const;
-export const MAX_IP_WHITELIST_ENTRIES = 100;
-export const MAX_SCOPE_MODELS = 100;
+const MAX_IP_WHITELIST_ENTRIES = 100;
+const MAX_SCOPE_MODELS = 100;
 
 export type TextField = keyof typeof TEXT_FIELDS;
 export type NumberField = keyof typeof NUMBER_FIELDS;
-export type ApplicationField = TextField | NumberField | 'type' | 'ip_whitelist' | 'scope.capabilities' | 'scope.models';
+export type ApplicationField =
+  TextField | NumberField | 'type' | 'ip_whitelist' | 'scope.capabilities' | 'scope.models';
 
 /** What is wrong with a field's value: a rule and what it needs, for a message in any language. */
 export type FieldProblem =
@@ -46,13 +47,21 @@ export function applicationFieldProblem(field: ApplicationField, value: unknown)
   if (field in NUMBER_FIELDS) return numberProblem(NUMBER_FIELDS[field as NumberField], value);
   switch (field) {
     case 'type':
-      return APPLICATION_TYPES.includes(value as ApplicationType) ? null : { rule: 'notOneOf', allowed: APPLICATION_TYPES };
+      return APPLICATION_TYPES.includes(value as ApplicationType)
+        ? null
+        : { rule: 'notOneOf', allowed: APPLICATION_TYPES };
     case 'ip_whitelist':
-      return listProblem(value, MAX_IP_WHITELIST_ENTRIES, (entry) => (isValidIpEntry(entry) ? null : { rule: 'notIpEntry', entry }));
+      return listProblem(value, MAX_IP_WHITELIST_ENTRIES, (entry) =>
+        isValidIpEntry(entry) ? null : { rule: 'notIpEntry', entry },
+      );
     case 'scope.capabilities':
-      return listProblem(value, CAPABILITIES.length, (entry) => (CAPABILITIES.includes(entry as Capability) ? null : { rule: 'notOneOf', allowed: CAPABILITIES }));
+      return listProblem(value, CAPABILITIES.length, (entry) =>
+        CAPABILITIES.includes(entry as Capability) ? null : { rule: 'notOneOf', allowed: CAPABILITIES },
+      );
     case 'scope.models':
-      return listProblem(value, MAX_SCOPE_MODELS, (entry) => (entry.length > 200 ? { rule: 'tooLong', max: 200 } : null));
+      return listProblem(value, MAX_SCOPE_MODELS, (entry) =>
+        entry.length > 200 ? { rule: 'tooLong', max: 200 } : null,
+      );
     default:
       return null;
   }
@@ -102,7 +111,11 @@ function numberProblem(max: number, value: unknown): FieldProblem | null {
   return null;
 }
 
-function listProblem(value: unknown, max: number, entryProblem: (entry: string) => FieldProblem | null): FieldProblem | null {
+function listProblem(
+  value: unknown,
+  max: number,
+  entryProblem: (entry: string) => FieldProblem | null,
+): FieldProblem | null {
   if (!Array.isArray(value)) return { rule: 'notList' };
   if (value.length > max) return { rule: 'tooMany', max };
   for (const entry of value) {

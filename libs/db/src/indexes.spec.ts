@@ -21,24 +21,59 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries/webhook-delive
  * second test fails on any query it does not list.
  */
 const SERVED: { collection: string; field: string; index: Record<string, 1 | -1> | '_id'; by: string }[] = [
-  { collection: 'tasks', field: '_id', index: '_id', by: 'TasksRepository.findById / findForApp (owner checked in code)' },
+  {
+    collection: 'tasks',
+    field: '_id',
+    index: '_id',
+    by: 'TasksRepository.findById / findForApp (owner checked in code)',
+  },
   { collection: 'task_results', field: '_id', index: '_id', by: 'TasksRepository.findResult' },
-  { collection: 'task_results', field: 'page', index: { page: 1 }, by: 'TasksRepository.deleteResults (retention sweep)' },
-  { collection: 'billing_records', field: 'taskId', index: { taskId: 1, index: 1 }, by: 'BillingRecordsRepository.listForTask' },
+  {
+    collection: 'task_results',
+    field: 'page',
+    index: { page: 1 },
+    by: 'TasksRepository.deleteResults (retention sweep)',
+  },
+  {
+    collection: 'billing_records',
+    field: 'taskId',
+    index: { taskId: 1, index: 1 },
+    by: 'BillingRecordsRepository.listForTask',
+  },
   { collection: 'usage_daily', field: '_id', index: '_id', by: 'UsageDailyRepository.add ($inc upserts)' },
   { collection: 'usage_daily', field: 'appMonth', index: { appMonth: 1 }, by: 'UsageDailyRepository.listForApp' },
   { collection: 'webhook_deliveries', field: '_id', index: '_id', by: 'WebhookDeliveriesRepository.findForApp' },
-  { collection: 'webhook_deliveries', field: 'page', index: { page: 1 }, by: 'WebhookDeliveriesRepository.deletePage (30-day prune)' },
+  {
+    collection: 'webhook_deliveries',
+    field: 'page',
+    index: { page: 1 },
+    by: 'WebhookDeliveriesRepository.deletePage (30-day prune)',
+  },
   { collection: 'api_keys', field: 'hash', index: { hash: 1 }, by: 'ApiKeysRepository.findByHash' },
-  { collection: 'api_keys', field: 'appId', index: { appId: 1 }, by: 'ApiKeysRepository.listForApp / revokeAll / retireAll' },
+  {
+    collection: 'api_keys',
+    field: 'appId',
+    index: { appId: 1 },
+    by: 'ApiKeysRepository.listForApp / revokeAll / retireAll',
+  },
   { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
   { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById / update' },
   { collection: 'invitations', field: '_id', index: '_id', by: 'InvitationsRepository.findByHash / consume' },
-  { collection: 'applications', field: '_id', index: '_id', by: 'ApplicationsRepository.findById / findOwned / updateOwned' },
+  {
+    collection: 'applications',
+    field: '_id',
+    index: '_id',
+    by: 'ApplicationsRepository.findById / findOwned / updateOwned',
+  },
   { collection: 'applications', field: 'ownerId', index: { ownerId: 1 }, by: 'ApplicationsRepository.list(owner)' },
-  { collection: 'feed_directory', field: '_id', index: '_id', by: 'FeedPages (a day\'s last page: raise, sweep)' },
+  { collection: 'feed_directory', field: '_id', index: '_id', by: "FeedPages (a day's last page: raise, sweep)" },
   { collection: 'feed_directory', field: 'month', index: { month: 1 }, by: 'FeedPages.list (the days of a month)' },
-  { collection: 'feed_rows', field: 'page', index: { page: 1 }, by: 'FeedPages.list / deleteRows: listings of tasks, billing and webhook deliveries' },
+  {
+    collection: 'feed_rows',
+    field: 'page',
+    index: { page: 1 },
+    by: 'FeedPages.list / deleteRows: listings of tasks, billing and webhook deliveries',
+  },
   { collection: 'sweep_state', field: '_id', index: '_id', by: 'SweepStateRepository' },
 ];
 
@@ -52,7 +87,18 @@ describe('the index behind every repository query', () => {
   beforeAll(async () => {
     module = await createDbTestModule();
     mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
-      if (['find', 'findOne', 'deleteMany', 'deleteOne', 'updateOne', 'updateMany', 'findOneAndUpdate', 'countDocuments'].includes(method)) {
+      if (
+        [
+          'find',
+          'findOne',
+          'deleteMany',
+          'deleteOne',
+          'updateOne',
+          'updateMany',
+          'findOneAndUpdate',
+          'countDocuments',
+        ].includes(method)
+      ) {
         seen.push({ collection, method, filter: (filter ?? {}) as Record<string, unknown> });
       }
     });
@@ -63,13 +109,18 @@ describe('the index behind every repository query', () => {
     await module?.close();
   });
 
-  it.each(SERVED.filter((row) => row.index !== '_id'))('$collection by $field is served by a declared index ($by)', ({ collection, index }) => {
-    const connection = module.get<Connection>(getConnectionToken());
-    const model = Object.values(connection.models).find((candidate) => candidate.collection.collectionName === collection);
-    expect(model).toBeDefined();
-    const declared = model!.schema.indexes().map(([keys]) => keys);
-    expect(declared).toContainEqual(index);
-  });
+  it.each(SERVED.filter((row) => row.index !== '_id'))(
+    '$collection by $field is served by a declared index ($by)',
+    ({ collection, index }) => {
+      const connection = module.get<Connection>(getConnectionToken());
+      const model = Object.values(connection.models).find(
+        (candidate) => candidate.collection.collectionName === collection,
+      );
+      expect(model).toBeDefined();
+      const declared = model!.schema.indexes().map(([keys]) => keys);
+      expect(declared).toContainEqual(index);
+    },
+  );
 
   it('sends only filters the table lists: equality on `_id` or on the leading field of an index', async () => {
     const day = utcDay();
@@ -100,18 +151,56 @@ describe('the index behind every repository query', () => {
     await keys.listForApp('app_index');
     await keys.retireAll('app_index');
     await keys.revokeAll('app_index');
-    const task = { _id: 'task_index', appId: 'app_index', requestId: 'r', endpoint: '/v1/embeddings', model: 'm', resolvedModel: 'm', status: 'succeeded' as const, createdAt: new Date(), day, attempts: 1, cost: 0 };
+    const task = {
+      _id: 'task_index',
+      appId: 'app_index',
+      requestId: 'r',
+      endpoint: '/v1/embeddings',
+      model: 'm',
+      resolvedModel: 'm',
+      status: 'succeeded' as const,
+      createdAt: new Date(),
+      day,
+      attempts: 1,
+      cost: 0,
+    };
     await tasks.record({ ...task, result: '{}' });
     await tasks.findForApp('task_index', 'app_index');
     await tasks.findResult('task_index');
     await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
     await module.get(FeedPages).sweepDay('tasks', 'app_index', day, (page) => tasks.deleteResults(page));
-    await billing.billImages([{ taskId: 'task_index', index: 0, appId: 'app_index', model: 'm', unitPrice: 1, currency: 'CNY', day, createdAt: new Date() }]);
+    await billing.billImages([
+      {
+        taskId: 'task_index',
+        index: 0,
+        appId: 'app_index',
+        model: 'm',
+        unitPrice: 1,
+        currency: 'CNY',
+        day,
+        createdAt: new Date(),
+      },
+    ]);
     await billing.listForTask('task_index', 'app_index');
     await billing.listForApp('app_index', { from: day, to: day, limit: 10 });
-    await usage.add([{ key: { appId: 'app_index', model: 'm', day }, counters: { calls: 1, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 } }]);
+    await usage.add([
+      {
+        key: { appId: 'app_index', model: 'm', day },
+        counters: { calls: 1, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 },
+      },
+    ]);
     await usage.listForApp('app_index', day, day);
-    const delivery = await deliveries.record({ appId: 'app_index', taskId: 'task_index', event: 'task.succeeded', webhookId: 'w', url: 'https://x.example', attempt: 1, redelivery: false, outcome: 'delivered', durationMs: 1 });
+    const delivery = await deliveries.record({
+      appId: 'app_index',
+      taskId: 'task_index',
+      event: 'task.succeeded',
+      webhookId: 'w',
+      url: 'https://x.example',
+      attempt: 1,
+      redelivery: false,
+      outcome: 'delivered',
+      durationMs: 1,
+    });
     await deliveries.findForApp(delivery._id, 'app_index');
     await deliveries.listForApp('app_index', { from: day, to: day, limit: 10 });
     await deliveries.deletePage(delivery.page);
@@ -124,7 +213,12 @@ describe('the index behind every repository query', () => {
       const fields = Object.keys(filter);
       if (fields.length === 0 && WHOLE_COLLECTION.has(collection)) continue;
       const served = SERVED.filter((row) => row.collection === collection && fields.includes(row.field));
-      expect({ collection, method, filter, served: served.length > 0 }).toEqual({ collection, method, filter, served: true });
+      expect({ collection, method, filter, served: served.length > 0 }).toEqual({
+        collection,
+        method,
+        filter,
+        served: true,
+      });
       // Equality only: ranges, $in and the like are not pushed down to the embedded database's indexes.
       for (const row of served) expect(typeof filter[row.field] === 'object' && filter[row.field] !== null).toBe(false);
     }

@@ -17,7 +17,11 @@ const MAX_REDIRECTS = 3;
       provide: SafeFetcher,
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
-        new SafeFetcher(outboundPolicy(config), { maxBytes: MAX_IMAGE_BYTES, timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS, maxRedirects: MAX_REDIRECTS }),
+        new SafeFetcher(outboundPolicy(config), {
+          maxBytes: MAX_IMAGE_BYTES,
+          timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+          maxRedirects: MAX_REDIRECTS,
+        }),
     },
     { provide: LocalEditEngine, useFactory: () => new LocalEditEngine() },
   ],

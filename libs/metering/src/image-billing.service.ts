@@ -18,7 +18,10 @@ export interface BilledTask {
  */
 @Injectable()
 export class ImageBilling {
-  constructor(private readonly pricing: Pricing, private readonly records: BillingRecordsRepository) {}
+  constructor(
+    private readonly pricing: Pricing,
+    private readonly records: BillingRecordsRepository,
+  ) {}
 
   /** Bills output `index` of `task`; call it once the image is stored. */
   async billImage(task: BilledTask, spec: ModelSpec, index: number): Promise<void> {

@@ -38,7 +38,8 @@ export class UsageRollups implements OnModuleInit, BeforeApplicationShutdown {
   add(key: UsageKey, counters: Partial<UsageCounters>): void {
     const id = `${key.appId}|${key.model}|${key.day}`;
     const entry = this.pending.get(id) ?? { key, counters: { ...EMPTY } };
-    for (const [name, value] of Object.entries(counters) as [keyof UsageCounters, number][]) entry.counters[name] += value;
+    for (const [name, value] of Object.entries(counters) as [keyof UsageCounters, number][])
+      entry.counters[name] += value;
     this.pending.set(id, entry);
   }
 

@@ -15,53 +15,92 @@ export class MetricsService {
   readonly registry = new Registry();
 
   readonly httpRequests = new Counter({
-    name: 'gateway_http_requests_total', help: 'HTTP requests by route and status',
-    labelNames: ['method', 'route', 'status_code'], registers: [this.registry],
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [this.registry],
   });
   readonly httpDuration = new Histogram({
-    name: 'gateway_http_request_duration_seconds', help: 'HTTP request duration',
-    labelNames: ['method', 'route', 'status_code'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
   });
   readonly overhead = new Histogram({
-    name: 'gateway_overhead_seconds', help: 'Time spent in the gateway, excluding the provider call',
-    labelNames: ['route'], buckets: OVERHEAD_BUCKETS, registers: [this.registry],
+    name: 'gateway_overhead_seconds',
+    help: 'Time spent in the gateway, excluding the provider call',
+    labelNames: ['route'],
+    buckets: OVERHEAD_BUCKETS,
+    registers: [this.registry],
   });
   readonly syncWaiters = new Gauge({
-    name: 'gateway_sync_waiters', help: 'Connections held open waiting for a task', registers: [this.registry],
+    name: 'gateway_sync_waiters',
+    help: 'Connections held open waiting for a task',
+    registers: [this.registry],
   });
   readonly queueJobs = new Gauge({
-    name: 'gateway_queue_jobs', help: 'Jobs per queue and state', labelNames: ['queue', 'state'], registers: [this.registry],
+    name: 'gateway_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'],
+    registers: [this.registry],
   });
   readonly jobWait = new Histogram({
-    name: 'gateway_job_wait_seconds', help: 'Time from enqueue to a worker starting the job',
-    labelNames: ['queue'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    name: 'gateway_job_wait_seconds',
+    help: 'Time from enqueue to a worker starting the job',
+    labelNames: ['queue'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
   });
   readonly jobDuration = new Histogram({
-    name: 'gateway_job_duration_seconds', help: 'Job processing time',
-    labelNames: ['queue', 'model', 'provider', 'outcome'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    name: 'gateway_job_duration_seconds',
+    help: 'Job processing time',
+    labelNames: ['queue', 'model', 'provider', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
   });
   readonly upstreamDuration = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds', help: 'Provider call latency per attempt',
-    labelNames: ['provider', 'model', 'outcome'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Provider call latency per attempt',
+    labelNames: ['provider', 'model', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
   });
   readonly upstreamErrors = new Counter({
-    name: 'gateway_upstream_errors_total', help: 'Failed provider calls by reason',
-    labelNames: ['provider', 'model', 'reason'], registers: [this.registry],
+    name: 'gateway_upstream_errors_total',
+    help: 'Failed provider calls by reason',
+    labelNames: ['provider', 'model', 'reason'],
+    registers: [this.registry],
   });
   readonly tokens = new Counter({
-    name: 'gateway_tokens_total', help: 'Tokens processed', labelNames: ['model', 'kind'], registers: [this.registry],
+    name: 'gateway_tokens_total',
+    help: 'Tokens processed',
+    labelNames: ['model', 'kind'],
+    registers: [this.registry],
   });
   readonly images = new Counter({
-    name: 'gateway_images_generated_total', help: 'Images delivered', labelNames: ['model'], registers: [this.registry],
+    name: 'gateway_images_generated_total',
+    help: 'Images delivered',
+    labelNames: ['model'],
+    registers: [this.registry],
   });
   readonly billed = new Counter({
-    name: 'gateway_billed_amount_total', help: 'Amount billed, in the catalog currency', labelNames: ['model'], registers: [this.registry],
+    name: 'gateway_billed_amount_total',
+    help: 'Amount billed, in the catalog currency',
+    labelNames: ['model'],
+    registers: [this.registry],
   });
   readonly limitRejections = new Counter({
-    name: 'gateway_limit_rejections_total', help: 'Requests refused by a limit', labelNames: ['code'], registers: [this.registry],
+    name: 'gateway_limit_rejections_total',
+    help: 'Requests refused by a limit',
+    labelNames: ['code'],
+    registers: [this.registry],
   });
   readonly webhookDeliveries = new Counter({
-    name: 'gateway_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [this.registry],
+    name: 'gateway_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
   });
 
   private readonly collectors: GaugeCollector[] = [];

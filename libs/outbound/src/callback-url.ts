@@ -6,15 +6,20 @@ import { FetchFailedError, UnsafeUrlError } from './outbound-errors';
 import { OutboundPolicy, outboundPolicy } from './outbound-policy';
 import { parseOutboundUrl } from './outbound-url';
 
-export const MAX_CALLBACK_URL_LENGTH = 2048;
+const MAX_CALLBACK_URL_LENGTH = 2048;
 
 /**
  * The save-time check of an application's callback URL, so a URL that could never be delivered to is refused when it
  * is set rather than discovered days of retries later. Delivery checks again (DNS can change in between).
  * Every failure is an UnsafeUrlError whose message is safe to show the caller (map it to 400 InvalidParameter).
  */
-export async function assertCallbackUrl(url: string, policy: OutboundPolicy, resolve: HostResolver = systemResolver): Promise<void> {
-  if (url.length > MAX_CALLBACK_URL_LENGTH) throw new UnsafeUrlError(`callback URL is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);
+export async function assertCallbackUrl(
+  url: string,
+  policy: OutboundPolicy,
+  resolve: HostResolver = systemResolver,
+): Promise<void> {
+  if (url.length > MAX_CALLBACK_URL_LENGTH)
+    throw new UnsafeUrlError(`callback URL is longer than ${MAX_CALLBACK_URL_LENGTH} characters`);
   // Scheme, credentials and IP-literal hosts.
   const parsed = parseOutboundUrl(url, policy);
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -47,7 +52,8 @@ export class CallbackUrls {
     try {
       await assertCallbackUrl(url, this.policy);
     } catch (error) {
-      if (error instanceof UnsafeUrlError) throw new GatewayError('InvalidParameter', `${param} is refused: ${error.message}`, { param });
+      if (error instanceof UnsafeUrlError)
+        throw new GatewayError('InvalidParameter', `${param} is refused: ${error.message}`, { param });
       throw error;
     }
   }

@@ -27,7 +27,10 @@ async function bodyOf(path: string) {
 
 describe('readCappedBody', () => {
   it('returns a body of exactly maxBytes whole', async () => {
-    expect(await readCappedBody(await bodyOf('/bytes/4096'), 4096)).toEqual({ bytes: Buffer.alloc(4096, 0x61), truncated: false });
+    expect(await readCappedBody(await bodyOf('/bytes/4096'), 4096)).toEqual({
+      bytes: Buffer.alloc(4096, 0x61),
+      truncated: false,
+    });
   });
 
   it('keeps the first maxBytes of a longer body and reports it truncated', async () => {

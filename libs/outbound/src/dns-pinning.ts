@@ -8,7 +8,9 @@ export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: HostResolver = (hostname) =>
   new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
   );
 
 /**
@@ -21,7 +23,10 @@ export function guardedLookup(policy: OutboundPolicy, resolve: HostResolver = sy
   return (hostname, options, callback) => {
     resolveAllowedAddresses(hostname, policy, resolve).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => a.family === options.family)
+            : addresses;
         if (wanted.length === 0) return callback(new FetchFailedError(`could not resolve ${hostname}`), '');
         if (options.all) return callback(null, wanted);
         callback(null, wanted[0].address, wanted[0].family);
@@ -35,7 +40,11 @@ export function guardedLookup(policy: OutboundPolicy, resolve: HostResolver = sy
  * Every address of `hostname`, once all of them pass the policy. A name that does not resolve is a FetchFailedError
  * (DNS may recover); a refused address is an UnsafeUrlError naming the kind of address, never the address itself.
  */
-export async function resolveAllowedAddresses(hostname: string, policy: OutboundPolicy, resolve: HostResolver = systemResolver): Promise<LookupAddress[]> {
+export async function resolveAllowedAddresses(
+  hostname: string,
+  policy: OutboundPolicy,
+  resolve: HostResolver = systemResolver,
+): Promise<LookupAddress[]> {
   let addresses: LookupAddress[];
   try {
     addresses = await resolve(hostname);

@@ -63,7 +63,17 @@ describe('refusedAddressReason', () => {
 
   it('lets allowPrivate open private, loopback, link-local and CGNAT, but nothing else', () => {
     const policy = { allowPrivate: true, allowCidrs: [] };
-    for (const address of ['10.0.0.1', '192.168.1.1', '127.0.0.1', '::1', '::ffff:127.0.0.1', 'fd12::1', '169.254.1.1', 'fe80::1', '100.64.0.1']) {
+    for (const address of [
+      '10.0.0.1',
+      '192.168.1.1',
+      '127.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      'fd12::1',
+      '169.254.1.1',
+      'fe80::1',
+      '100.64.0.1',
+    ]) {
       expect(refusedAddressReason(address, policy)).toBeNull();
     }
     expect(refusedAddressReason('169.254.169.254', policy)).toBe('a cloud metadata address');
@@ -73,7 +83,10 @@ describe('refusedAddressReason', () => {
   });
 
   it('lets allowCidrs open exactly the listed ranges, IPv4-mapped forms included', () => {
-    const policy = { allowPrivate: false, allowCidrs: ['10.20.0.0/16', '127.0.0.2/32', 'fd00:1::/32', '::ffff:192.168.7.0/120', '169.254.169.254'] };
+    const policy = {
+      allowPrivate: false,
+      allowCidrs: ['10.20.0.0/16', '127.0.0.2/32', 'fd00:1::/32', '::ffff:192.168.7.0/120', '169.254.169.254'],
+    };
     expect(refusedAddressReason('10.20.3.4', policy)).toBeNull();
     expect(refusedAddressReason('::ffff:10.20.3.4', policy)).toBeNull();
     expect(refusedAddressReason('10.21.0.1', policy)).toBe('a private address');
@@ -89,6 +102,8 @@ describe('refusedAddressReason', () => {
     expect(() => assertValidOutboundPolicy({ allowPrivate: false, allowCidrs: ['10.0.0.0/8', 'intranet'] })).toThrow(
       'outbound allow-list entry "intranet" is not an IP address or CIDR range',
     );
-    expect(() => assertValidOutboundPolicy({ allowPrivate: false, allowCidrs: ['10.0.0.0/33'] })).toThrow(/10\.0\.0\.0\/33/);
+    expect(() => assertValidOutboundPolicy({ allowPrivate: false, allowCidrs: ['10.0.0.0/33'] })).toThrow(
+      /10\.0\.0\.0\/33/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { parseCidrRange } from '@gateway/contracts';
 import type { AppConfig } from '@gateway/common';
 import ipaddr from 'ipaddr.js';
 
@@ -13,7 +14,9 @@ export const DEFAULT_OUTBOUND_POLICY: OutboundPolicy = { allowPrivate: false, al
 
 /** The policy the operator configured (OUTBOUND_ALLOW_PRIVATE, OUTBOUND_ALLOW_CIDRS). */
 export function outboundPolicy(config: AppConfig): OutboundPolicy {
-  const allowCidrs = config.OUTBOUND_ALLOW_CIDRS.split(',').map((cidr) => cidr.trim()).filter(Boolean);
+  const allowCidrs = config.OUTBOUND_ALLOW_CIDRS.split(',')
+    .map((cidr) => cidr.trim())
+    .filter(Boolean);
   return { allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, allowCidrs };
 }
 
@@ -24,7 +27,9 @@ type Cidr = [Address, number];
 const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'loopback', 'linkLocal', 'carrierGradeNat']);
 
 /** Cloud instance-metadata endpoints hand out credentials; only an explicit allowCidrs entry opens them. */
-const METADATA_ADDRESSES = ['169.254.169.254', '100.100.100.200', 'fd00:ec2::254'].map((address) => ipaddr.parse(address).toString());
+const METADATA_ADDRESSES = ['169.254.169.254', '100.100.100.200', 'fd00:ec2::254'].map((address) =>
+  ipaddr.parse(address).toString(),
+);
 
 /** How each refused ipaddr.js range reads in an error; ranges not listed read as "a reserved address". */
 const RANGE_REASONS: Record<string, string> = {
@@ -100,14 +105,7 @@ function allowCidrsOf(policy: OutboundPolicy): Cidr[] {
 function parseCidr(entry: string): Cidr {
   const text = entry.trim();
   try {
-    if (text.includes('/')) {
-      const [range, bits] = ipaddr.parseCIDR(text);
-      // ::ffff:10.0.0.0/104 means 10.0.0.0/8: addresses are compared in their IPv4 form.
-      if (range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
-        return [(range as ipaddr.IPv6).toIPv4Address(), bits - 96];
-      }
-      return [range, bits];
-    }
+    if (text.includes('/')) return parseCidrRange(text);
     const ip = ipaddr.process(text);
     return [ip, ip.kind() === 'ipv4' ? 32 : 128];
   } catch {

@@ -14,7 +14,8 @@ export function parseOutboundUrl(value: string, policy: OutboundPolicy, base?: U
   } catch {
     throw new UnsafeUrlError(base ? 'redirect to an invalid URL' : 'not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('URL scheme must be http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError('URL scheme must be http or https');
   if (url.username || url.password) throw new UnsafeUrlError('URL must not contain credentials');
   // WHATWG URL has already normalised IPv4 shorthands (http://2130706433/, http://0x7f.1/) to dotted quads.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

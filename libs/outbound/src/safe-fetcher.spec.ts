@@ -69,7 +69,10 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 }
 
 /** Serves a chunked body of `total` bytes in 64 KB writes, honouring backpressure, counting what went out before the client hung up. */
-function streamingServer(total: number): { handler: RequestListener; sent: { bytes: number; finished: Promise<void> } } {
+function streamingServer(total: number): {
+  handler: RequestListener;
+  sent: { bytes: number; finished: Promise<void> };
+} {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   const sent = { bytes: 0, finished: Promise.resolve() };
   const handler: RequestListener = (_req, res) => {
@@ -98,7 +101,9 @@ function writable(res: ServerResponse): Promise<void> {
 
 async function canListenOnIpv6Loopback(): Promise<boolean> {
   const probe = createHttpServer();
-  return new Promise((resolve) => probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))));
+  return new Promise((resolve) =>
+    probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true))),
+  );
 }
 
 afterEach(async () => {
@@ -117,8 +122,16 @@ describe('SafeFetcher', () => {
       ['IPv4 loopback', (port: number) => `http://127.0.0.1:${port}/`, '127.0.0.1 is a loopback address'],
       ['IPv4 loopback in decimal', (port: number) => `http://2130706433:${port}/`, '127.0.0.1 is a loopback address'],
       ['IPv4 loopback in shorthand', (port: number) => `http://127.1:${port}/`, '127.0.0.1 is a loopback address'],
-      ['IPv4-mapped IPv6 loopback', (port: number) => `http://[::ffff:127.0.0.1]:${port}/`, '[::ffff:7f00:1] is a loopback address'],
-      ['a name that resolves to loopback', (port: number) => `http://localhost:${port}/`, 'localhost resolves to a loopback address'],
+      [
+        'IPv4-mapped IPv6 loopback',
+        (port: number) => `http://[::ffff:127.0.0.1]:${port}/`,
+        '[::ffff:7f00:1] is a loopback address',
+      ],
+      [
+        'a name that resolves to loopback',
+        (port: number) => `http://localhost:${port}/`,
+        'localhost resolves to a loopback address',
+      ],
       ['the unspecified address', (port: number) => `http://0.0.0.0:${port}/`, '0.0.0.0 is an unspecified address'],
     ])('%s', async (_name, url, message) => {
       const server = await startServer('127.0.0.1');
@@ -150,7 +163,9 @@ describe('SafeFetcher', () => {
 
     it('a URL with credentials, even to an allowed host', async () => {
       const server = await startServer(ALLOWED_HOST);
-      const error = await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(`http://user:pass@${ALLOWED_HOST}:${server.port}/`));
+      const error = await failure(
+        fetcher(ALLOW_ALLOWED_HOST).fetch(`http://user:pass@${ALLOWED_HOST}:${server.port}/`),
+      );
       expect(error).toEqual(refused('URL must not contain credentials'));
       expect(server.connections).toBe(0);
     });
@@ -159,7 +174,9 @@ describe('SafeFetcher', () => {
   describe('redirects', () => {
     it('re-checks every hop: a redirect to a private address is refused and never connected', async () => {
       const internal = await startServer('127.0.0.1');
-      const outside = await startServer(ALLOWED_HOST, (_req, res) => res.writeHead(302, { location: internal.url('/secret') }).end());
+      const outside = await startServer(ALLOWED_HOST, (_req, res) =>
+        res.writeHead(302, { location: internal.url('/secret') }).end(),
+      );
       const error = await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(outside.url('/image.png')));
       expect(error).toEqual(refused('127.0.0.1 is a loopback address'));
       expect(outside.requests).toEqual(['/image.png']);
@@ -168,14 +185,22 @@ describe('SafeFetcher', () => {
 
     it('re-checks every hop: a redirect to a name that resolves privately is refused and never connected', async () => {
       const internal = await startServer('127.0.0.1');
-      const outside = await startServer(ALLOWED_HOST, (_req, res) => res.writeHead(307, { location: `http://localhost:${internal.port}/` }).end());
-      expect(await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(outside.url()))).toEqual(refused('localhost resolves to a loopback address'));
+      const outside = await startServer(ALLOWED_HOST, (_req, res) =>
+        res.writeHead(307, { location: `http://localhost:${internal.port}/` }).end(),
+      );
+      expect(await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(outside.url()))).toEqual(
+        refused('localhost resolves to a loopback address'),
+      );
       expect(internal.connections).toBe(0);
     });
 
     it('refuses a redirect to another scheme', async () => {
-      const outside = await startServer(ALLOWED_HOST, (_req, res) => res.writeHead(301, { location: 'file:///etc/passwd' }).end());
-      expect(await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(outside.url()))).toEqual(refused('URL scheme must be http or https'));
+      const outside = await startServer(ALLOWED_HOST, (_req, res) =>
+        res.writeHead(301, { location: 'file:///etc/passwd' }).end(),
+      );
+      expect(await failure(fetcher(ALLOW_ALLOWED_HOST).fetch(outside.url()))).toEqual(
+        refused('URL scheme must be http or https'),
+      );
     });
 
     /** /hop/3 → /hop/2 → /hop/1 → /hop/0 (the image), with relative Locations. */
@@ -188,20 +213,28 @@ describe('SafeFetcher', () => {
     it('follows up to maxRedirects, resolving relative Locations', async () => {
       const server = await startServer(ALLOWED_HOST, hops);
       const fetched = await fetcher(ALLOW_ALLOWED_HOST, { maxRedirects: 3 }).fetch(server.url('/hop/3'));
-      expect(fetched).toEqual({ bytes: Buffer.from('final'), contentType: 'image/png', finalUrl: server.url('/hop/0') });
+      expect(fetched).toEqual({
+        bytes: Buffer.from('final'),
+        contentType: 'image/png',
+        finalUrl: server.url('/hop/0'),
+      });
       expect(server.requests).toEqual(['/hop/3', '/hop/2', '/hop/1', '/hop/0']);
     });
 
     it('refuses one redirect more than maxRedirects', async () => {
       const server = await startServer(ALLOWED_HOST, hops);
-      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { maxRedirects: 3 }).fetch(server.url('/hop/4')))).toEqual(refused('more than 3 redirects'));
+      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { maxRedirects: 3 }).fetch(server.url('/hop/4')))).toEqual(
+        refused('more than 3 redirects'),
+      );
       expect(server.requests).toEqual(['/hop/4', '/hop/3', '/hop/2', '/hop/1']);
     });
   });
 
   describe('allowed destinations', () => {
     it('fetches from an address opened by allowCidrs', async () => {
-      const server = await startServer(ALLOWED_HOST, (_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end('jpeg bytes'));
+      const server = await startServer(ALLOWED_HOST, (_req, res) =>
+        res.writeHead(200, { 'content-type': 'image/jpeg' }).end('jpeg bytes'),
+      );
       expect(await fetcher(ALLOW_ALLOWED_HOST).fetch(server.url('/a.jpg'))).toEqual({
         bytes: Buffer.from('jpeg bytes'),
         contentType: 'image/jpeg',
@@ -230,9 +263,9 @@ describe('SafeFetcher', () => {
       const answers = [ALLOWED_HOST, '127.0.0.1'];
       const lookups: string[] = [];
       // A rebinding resolver: allowed on the first answer, internal on every later one.
-      const resolve: HostResolver = async (hostname) => {
+      const resolve: HostResolver = (hostname) => {
         lookups.push(hostname);
-        return [{ address: answers[Math.min(lookups.length - 1, 1)], family: 4 }];
+        return Promise.resolve([{ address: answers[Math.min(lookups.length - 1, 1)], family: 4 }]);
       };
       const fetched = await fetcher(ALLOW_ALLOWED_HOST, { resolve }).fetch(`http://images.example:${checked.port}/`);
       expect(fetched.bytes.toString()).toBe('ok');
@@ -243,20 +276,22 @@ describe('SafeFetcher', () => {
 
     it('refuses a name when any of its addresses is refused', async () => {
       const server = await startServer(ALLOWED_HOST);
-      const resolve: HostResolver = async () => [
-        { address: ALLOWED_HOST, family: 4 },
-        { address: '10.0.0.7', family: 4 },
-      ];
-      const error = await failure(fetcher(ALLOW_ALLOWED_HOST, { resolve }).fetch(`http://mixed.example:${server.port}/`));
+      const resolve: HostResolver = () =>
+        Promise.resolve([
+          { address: ALLOWED_HOST, family: 4 },
+          { address: '10.0.0.7', family: 4 },
+        ]);
+      const error = await failure(
+        fetcher(ALLOW_ALLOWED_HOST, { resolve }).fetch(`http://mixed.example:${server.port}/`),
+      );
       expect(error).toEqual(refused('mixed.example resolves to a private address'));
       expect(error.message).not.toContain('10.0.0.7');
       expect(server.connections).toBe(0);
     });
 
     it('reports a name that does not resolve', async () => {
-      const resolve: HostResolver = async () => {
-        throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
-      };
+      const resolve: HostResolver = () =>
+        Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' }));
       const error = await failure(fetcher(DEFAULT_OUTBOUND_POLICY, { resolve }).fetch('http://nowhere.example/'));
       expect(error).toEqual(failed('could not resolve nowhere.example'));
     });
@@ -286,7 +321,9 @@ describe('SafeFetcher', () => {
         res.once('close', () => (closedByClient = true));
       });
       const started = Date.now();
-      const error = await failure(fetcher(ALLOW_ALLOWED_HOST, { maxBytes: 1024 * 1024, timeoutMs: 10_000 }).fetch(server.url()));
+      const error = await failure(
+        fetcher(ALLOW_ALLOWED_HOST, { maxBytes: 1024 * 1024, timeoutMs: 10_000 }).fetch(server.url()),
+      );
       expect(error).toEqual(failed('response is larger than 1 MB'));
       expect(Date.now() - started).toBeLessThan(2_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -312,7 +349,9 @@ describe('SafeFetcher', () => {
     it('times out on a server that never answers', async () => {
       const server = await startServer(ALLOWED_HOST, () => undefined);
       const started = Date.now();
-      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { timeoutMs: 300 }).fetch(server.url()))).toEqual(failed('timed out after 300 ms'));
+      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { timeoutMs: 300 }).fetch(server.url()))).toEqual(
+        failed('timed out after 300 ms'),
+      );
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(server.requests).toEqual(['/']);
     });
@@ -323,28 +362,35 @@ describe('SafeFetcher', () => {
         const drip = setInterval(() => res.write('x'), 50);
         res.once('close', () => clearInterval(drip));
       });
-      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { timeoutMs: 300 }).fetch(server.url()))).toEqual(failed('timed out after 300 ms'));
+      expect(await failure(fetcher(ALLOW_ALLOWED_HOST, { timeoutMs: 300 }).fetch(server.url()))).toEqual(
+        failed('timed out after 300 ms'),
+      );
     });
   });
 
   describe('TLS', () => {
     const certificate = selfSignedCertificate();
 
-    (certificate ? it : it.skip)('keeps SNI and certificate checks: the host name is sent, an untrusted certificate fails', async () => {
-      const servernames: (string | undefined)[] = [];
-      const https = createHttpsServer({
-        ...certificate!,
-        SNICallback: (servername, done) => {
-          servernames.push(servername);
-          done(null);
-        },
-      });
-      const server = await startServer('127.0.0.1', undefined, https);
-      const error = await failure(fetcher({ allowPrivate: true, allowCidrs: [] }).fetch(server.url().replace('127.0.0.1', 'localhost')));
-      expect(error).toEqual(failed(`localhost:${server.port} presented a TLS certificate that is not trusted`));
-      expect(servernames).toEqual(['localhost']);
-      expect(server.requests).toEqual([]);
-    });
+    (certificate ? it : it.skip)(
+      'keeps SNI and certificate checks: the host name is sent, an untrusted certificate fails',
+      async () => {
+        const servernames: (string | undefined)[] = [];
+        const https = createHttpsServer({
+          ...certificate!,
+          SNICallback: (servername, done) => {
+            servernames.push(servername);
+            done(null);
+          },
+        });
+        const server = await startServer('127.0.0.1', undefined, https);
+        const error = await failure(
+          fetcher({ allowPrivate: true, allowCidrs: [] }).fetch(server.url().replace('127.0.0.1', 'localhost')),
+        );
+        expect(error).toEqual(failed(`localhost:${server.port} presented a TLS certificate that is not trusted`));
+        expect(servernames).toEqual(['localhost']);
+        expect(server.requests).toEqual([]);
+      },
+    );
   });
 });
 
@@ -352,8 +398,25 @@ describe('SafeFetcher', () => {
 function selfSignedCertificate(): { key: Buffer; cert: Buffer } | null {
   const dir = mkdtempSync(join(tmpdir(), 'safe-fetcher-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
   } catch {
     return null;

@@ -34,7 +34,10 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 export class SafeFetcher {
   private readonly agent: Agent;
 
-  constructor(private readonly policy: OutboundPolicy, private readonly options: SafeFetchOptions) {
+  constructor(
+    private readonly policy: OutboundPolicy,
+    private readonly options: SafeFetchOptions,
+  ) {
     this.agent = createGuardedAgent(policy, options.resolve);
   }
 
@@ -47,8 +50,10 @@ export class SafeFetcher {
 
       discardBody(response.body);
       const location = response.headers.location;
-      if (typeof location !== 'string') throw new FetchFailedError(`${target.host} answered HTTP ${response.statusCode} without a Location`);
-      if (redirects >= this.options.maxRedirects) throw new UnsafeUrlError(`more than ${this.options.maxRedirects} redirects`);
+      if (typeof location !== 'string')
+        throw new FetchFailedError(`${target.host} answered HTTP ${response.statusCode} without a Location`);
+      if (redirects >= this.options.maxRedirects)
+        throw new UnsafeUrlError(`more than ${this.options.maxRedirects} redirects`);
       target = parseOutboundUrl(location, this.policy, target);
     }
   }
@@ -93,7 +98,8 @@ export class SafeFetcher {
   /** A client-safe error: undici's own messages can name the resolved address ("connect ECONNREFUSED 10.0.0.5:80"). */
   private failure(error: unknown, url: URL, signal: AbortSignal): Error {
     if (error instanceof UnsafeUrlError || error instanceof FetchFailedError) return error;
-    if (signal.aborted) return new FetchFailedError(`timed out after ${formatDuration(this.options.timeoutMs)}`, { cause: error });
+    if (signal.aborted)
+      return new FetchFailedError(`timed out after ${formatDuration(this.options.timeoutMs)}`, { cause: error });
     const code = String((error as NodeJS.ErrnoException)?.code ?? '');
     if (code === 'ECONNREFUSED') return new FetchFailedError(`${url.host} refused the connection`, { cause: error });
     if (isTlsTrustError(code)) {

@@ -43,9 +43,9 @@ describe('readErrorBody', () => {
   });
 
   it('redacts echoed keys and bounds the message', () => {
-    expect(readErrorBody('{"error":{"message":"Incorrect API key provided: sk-proj-abc***xyz. See docs."}}').message).toBe(
-      'Incorrect API key provided: [redacted key] See docs.',
-    );
+    expect(
+      readErrorBody('{"error":{"message":"Incorrect API key provided: sk-proj-abc***xyz. See docs."}}').message,
+    ).toBe('Incorrect API key provided: [redacted key] See docs.');
     expect(readErrorBody(JSON.stringify({ message: 'x'.repeat(1000) })).message).toHaveLength(301);
   });
 });

@@ -9,21 +9,37 @@ const RETRYABLE_CODE = /^Throttling/;
 const ROUTE_CODE = /^(Arrearage|InvalidApiKey|AccessDenied|Model\.AccessDenied)/;
 
 /** 429/5xx retryable (with Retry-After), 401/403/404 the route's fault, any other 4xx the request's. */
-export function failureFromResponse(status: number, text: string, retryAfterHeader: string | string[] | undefined): ProviderError {
+export function failureFromResponse(
+  status: number,
+  text: string,
+  retryAfterHeader: string | string[] | undefined,
+): ProviderError {
   const { code, message } = readErrorBody(text);
   const described = message ?? `upstream answered HTTP ${status}`;
   if (status === 429 || status >= 500 || (code && RETRYABLE_CODE.test(code))) {
     const retryAfter = Number(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
-    return new ProviderError(described, 'retryable', status, Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined);
+    return new ProviderError(
+      described,
+      'retryable',
+      status,
+      Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    );
   }
-  if (status === 401 || status === 403 || status === 404 || (code && ROUTE_CODE.test(code))) return new ProviderError(described, 'route', status);
+  if (status === 401 || status === 403 || status === 404 || (code && ROUTE_CODE.test(code)))
+    return new ProviderError(described, 'route', status);
   return new ProviderError(described, 'request', status);
 }
 
 /** A call that got no HTTP answer at all (refused, reset, timed out): always worth retrying. */
 export function failureFromNetworkError(error: Error): ProviderError {
-  const timeout = error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error.name === 'TimeoutError';
-  return new ProviderError(timeout ? 'upstream timed out' : `upstream unreachable: ${redactSecrets(error.message)}`, 'retryable');
+  const timeout =
+    error instanceof errors.HeadersTimeoutError ||
+    error instanceof errors.BodyTimeoutError ||
+    error.name === 'TimeoutError';
+  return new ProviderError(
+    timeout ? 'upstream timed out' : `upstream unreachable: ${redactSecrets(error.message)}`,
+    'retryable',
+  );
 }
 
 /**
@@ -34,7 +50,7 @@ export function failureFromNetworkError(error: Error): ProviderError {
 export function readErrorBody(text: string): { code?: string; message?: string } {
   let body: { error?: { message?: string; code?: string | null } | string; message?: string; code?: string };
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(text) as typeof body;
   } catch {
     return {};
   }
@@ -57,5 +73,7 @@ function tidy(message: string): string {
 
 /** Some upstreams echo (part of) the key they were sent, e.g. "Incorrect API key provided: sk-ab***yz". */
 function redactSecrets(text: string): string {
-  return text.replace(/\b(sk|ak|key)-[\w*.~-]{3,}/gi, '[redacted key]').replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]');
+  return text
+    .replace(/\b(sk|ak|key)-[\w*.~-]{3,}/gi, '[redacted key]')
+    .replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]');
 }

@@ -1,7 +1,7 @@
 import { CatalogService, ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { LeaseSemaphore } from '@gateway/queue';
+import { LeaseSemaphore, routeSemaphore } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
 import { Logger } from 'pino';
@@ -9,7 +9,15 @@ import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalProvider } from './local/local.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.provider';
 import {
-  ChatAnswer, ChatCall, ChatChunk, EmbeddingsAnswer, EmbeddingsCall, ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError,
+  ChatAnswer,
+  ChatCall,
+  ChatChunk,
+  EmbeddingsAnswer,
+  EmbeddingsCall,
+  ImageEditAnswer,
+  ImageEditCall,
+  ModelProvider,
+  ProviderError,
 } from './provider.types';
 
 export interface RoutedAnswer<T> {
@@ -53,10 +61,13 @@ export class ProviderRouter {
     this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible, [dashScope.name]: dashScope };
     this.leaseMs = config.UPSTREAM_TIMEOUT_MS + 5_000;
     this.slotWaitMs = config.UPSTREAM_TIMEOUT_MS;
-    this.retryPolicy = retry(handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'), {
-      maxAttempts: config.UPSTREAM_RETRIES,
-      backoff: new ExponentialBackoff({ initialDelay: config.UPSTREAM_RETRY_BASE_MS, maxDelay: 10_000 }),
-    });
+    this.retryPolicy = retry(
+      handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'),
+      {
+        maxAttempts: config.UPSTREAM_RETRIES,
+        backoff: new ExponentialBackoff({ initialDelay: config.UPSTREAM_RETRY_BASE_MS, maxDelay: 10_000 }),
+      },
+    );
   }
 
   embed(modelId: string, call: EmbeddingsCall): Promise<RoutedAnswer<EmbeddingsAnswer>> {
@@ -71,7 +82,12 @@ export class ProviderRouter {
    * A streamed completion, each chunk handed to `onChunk` as it arrives. Once a chunk has been handed on, a failure
    * ends the stream (UpstreamError) instead of retrying or falling back, which would repeat text already sent.
    */
-  streamChat(modelId: string, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<RoutedAnswer<ChatAnswer>> {
+  streamChat(
+    modelId: string,
+    call: ChatCall,
+    onChunk: (chunk: ChatChunk) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<RoutedAnswer<ChatAnswer>> {
     let handedOn = 0;
     const relay = async (chunk: ChatChunk) => {
       await onChunk(chunk);
@@ -81,7 +97,8 @@ export class ProviderRouter {
       try {
         return await provider.streamChat(route, call, relay, signal);
       } catch (error) {
-        if (handedOn > 0 && error instanceof ProviderError) throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
+        if (handedOn > 0 && error instanceof ProviderError)
+          throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
         throw error;
       }
     });
@@ -104,7 +121,9 @@ export class ProviderRouter {
       const provider = this.providers[route.provider];
       if (!offers(provider, operation)) continue;
       try {
-        const value = await this.retryPolicy.execute(() => this.attempt(provider, route, () => invoke(provider, route)));
+        const value = await this.retryPolicy.execute(() =>
+          this.attempt(provider, route, () => invoke(provider, route)),
+        );
         return { value, route, providerMs: performance.now() - started };
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -112,7 +131,10 @@ export class ProviderRouter {
           throw new GatewayError('InvalidParameter', `the upstream model rejected the request: ${error.message}`);
         }
         lastFailure = `${route.key}: ${error.message}`;
-        this.logger.warn({ model: modelId, route: route.key, status: error.status, err: error.message }, 'route failed, trying the next one');
+        this.logger.warn(
+          { model: modelId, route: route.key, status: error.status, err: error.message },
+          'route failed, trying the next one',
+        );
       }
     }
     throw new GatewayError('UpstreamError', `the model ${modelId} is unavailable (${lastFailure})`, {
@@ -121,26 +143,45 @@ export class ProviderRouter {
   }
 
   private async attempt<T>(provider: ModelProvider, route: ResolvedRoute, run: () => Promise<T>): Promise<T> {
-    const lease = route.max_concurrency ? await this.routeSlot(route) : null;
+    const lease = route.max_concurrency ? await this.routeSlot(route, route.max_concurrency) : null;
     const started = performance.now();
     try {
       const value = await run();
-      this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'ok' }, (performance.now() - started) / 1000);
+      this.metrics.upstreamDuration.observe(
+        { provider: provider.name, model: route.model, outcome: 'ok' },
+        (performance.now() - started) / 1000,
+      );
       return value;
     } catch (error) {
-      const reason = error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
-      this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'error' }, (performance.now() - started) / 1000);
+      const reason =
+        error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
+      this.metrics.upstreamDuration.observe(
+        { provider: provider.name, model: route.model, outcome: 'error' },
+        (performance.now() - started) / 1000,
+      );
       this.metrics.upstreamErrors.inc({ provider: provider.name, model: route.model, reason });
       throw error;
     } finally {
-      lease?.release().catch((error) => this.logger.warn({ route: route.key, err: (error as Error).message }, 'route slot release failed; its lease will expire'));
+      lease
+        ?.release()
+        .catch((error) =>
+          this.logger.warn(
+            { route: route.key, err: (error as Error).message },
+            'route slot release failed; its lease will expire',
+          ),
+        );
     }
   }
 
   /** One of the route's max_concurrency slots, shared by every worker; a route that stays full counts as failing. */
-  private async routeSlot(route: ResolvedRoute) {
-    const lease = await this.semaphore.acquire(`route:${route.key}`, route.max_concurrency!, this.leaseMs, Date.now() + this.slotWaitMs);
-    if (!lease) throw new ProviderError(`all ${route.max_concurrency} slots of ${route.key} stayed busy`, 'retryable');
+  private async routeSlot(route: ResolvedRoute, slots: number) {
+    const lease = await this.semaphore.acquire(
+      routeSemaphore(route.key),
+      slots,
+      this.leaseMs,
+      Date.now() + this.slotWaitMs,
+    );
+    if (!lease) throw new ProviderError(`all ${slots} slots of ${route.key} stayed busy`, 'retryable');
     return lease;
   }
 }

@@ -67,7 +67,12 @@ export interface ChatChunk {
   object?: string;
   created?: number;
   model?: string;
-  choices: { index: number; delta: { role?: string; content?: string | null; [field: string]: unknown }; finish_reason: string | null; [field: string]: unknown }[];
+  choices: {
+    index: number;
+    delta: { role?: string; content?: string | null; [field: string]: unknown };
+    finish_reason: string | null;
+    [field: string]: unknown;
+  }[];
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
   [field: string]: unknown;
 }
@@ -81,7 +86,12 @@ export interface ModelProvider {
    * A streamed chat completion: every chunk goes to `onChunk` as it arrives; resolves with the whole answer once
    * the stream ends, or once `signal` aborts it (then with what was generated so far, finish reason `cancelled`).
    */
-  streamChat?(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, signal: AbortSignal): Promise<ChatAnswer>;
+  streamChat?(
+    route: ResolvedRoute,
+    call: ChatCall,
+    onChunk: (chunk: ChatChunk) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<ChatAnswer>;
   editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
 }
 

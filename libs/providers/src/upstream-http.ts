@@ -22,21 +22,13 @@ export interface UpstreamRequestOptions {
   maxBytes?: number;
 }
 
-/** POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer. */
-export async function postToUpstream<T>(url: string, body: string | FormData, options: UpstreamRequestOptions): Promise<T> {
+type UpstreamPost = { dispatcher: Dispatcher } & Pick<Dispatcher.RequestOptions, 'headers' | 'body' | 'signal'>;
+
+/** A POST whose non-2xx answer, or failure to connect, comes out as a ProviderError. */
+async function post(url: string, init: UpstreamPost): Promise<Dispatcher.ResponseData> {
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, {
-      method: 'POST',
-      dispatcher: options.dispatcher,
-      // undici writes the multipart content type (with its boundary) itself for a FormData body.
-      headers: {
-        ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
-        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      },
-      body,
-      signal: options.signal,
-    });
+    response = await request(url, { ...init, method: 'POST' });
   } catch (error) {
     throw failureFromNetworkError(error as Error);
   }
@@ -44,6 +36,25 @@ export async function postToUpstream<T>(url: string, body: string | FormData, op
     const text = await response.body.text().catch(() => '');
     throw failureFromResponse(response.statusCode, text, response.headers['retry-after']);
   }
+  return response;
+}
+
+/** POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer. */
+export async function postToUpstream<T>(
+  url: string,
+  body: string | FormData,
+  options: UpstreamRequestOptions,
+): Promise<T> {
+  const response = await post(url, {
+    dispatcher: options.dispatcher,
+    // undici writes the multipart content type (with its boundary) itself for a FormData body.
+    headers: {
+      ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    },
+    body,
+    signal: options.signal,
+  });
   const text = options.maxBytes
     ? (await readCapped(response, options.maxBytes, 'upstream answer')).toString('utf8')
     : await response.body.text().catch(() => '');
@@ -65,30 +76,24 @@ export async function streamFromUpstream(
   options: UpstreamRequestOptions & { stop: AbortSignal },
   onData: (data: string) => Promise<void>,
 ): Promise<void> {
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await request(url, {
-      method: 'POST',
-      dispatcher: options.dispatcher,
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
-      body,
-      // `stop` ends the stream early on purpose (the client left); `signal` bounds the whole call.
-      signal: AbortSignal.any([options.signal, options.stop]),
-    });
-  } catch (error) {
-    throw failureFromNetworkError(error as Error);
-  }
-  if (response.statusCode < 200 || response.statusCode >= 300) {
-    const text = await response.body.text().catch(() => '');
-    throw failureFromResponse(response.statusCode, text, response.headers['retry-after']);
-  }
+  const response = await post(url, {
+    dispatcher: options.dispatcher,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    },
+    body,
+    // `stop` ends the stream early on purpose (the client left); `signal` bounds the whole call.
+    signal: AbortSignal.any([options.signal, options.stop]),
+  });
   const events: string[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event.data) });
   try {
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       parser.feed(chunk.toString('utf8'));
       // In order, each awaited: a chunk reaches the caller's stream before the next is read.
-      while (events.length > 0) await onData(events.shift()!);
+      for (let event = events.shift(); event !== undefined; event = events.shift()) await onData(event);
     }
   } catch (error) {
     if (options.stop.aborted) return;
@@ -126,7 +131,11 @@ export async function downloadImage(url: string, options: DownloadOptions): Prom
   }
   if (response.statusCode !== 200) {
     await response.body.dump().catch(() => undefined);
-    throw new ProviderError(`image download from ${target.host} answered HTTP ${response.statusCode}`, 'retryable', response.statusCode);
+    throw new ProviderError(
+      `image download from ${target.host} answered HTTP ${response.statusCode}`,
+      'retryable',
+      response.statusCode,
+    );
   }
   const image = await readCapped(response, options.maxBytes, 'upstream image');
   assertImage(image);
@@ -177,6 +186,8 @@ function tooLarge(what: string, maxBytes: number): ProviderError {
 function assertImage(bytes: Buffer): void {
   const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  const webp = bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP';
-  if (!png && !jpeg && !webp) throw new ProviderError('upstream answered with something that is not a PNG, JPEG or WEBP image', 'retryable');
+  const webp =
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP';
+  if (!png && !jpeg && !webp)
+    throw new ProviderError('upstream answered with something that is not a PNG, JPEG or WEBP image', 'retryable');
 }

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { AppConfig } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
+import { RedisKeys } from './redis-keys';
 
 /** Who first sent an Idempotency-Key: the request's fingerprint and the task it started. */
 export interface IdempotencyEntry {
@@ -26,16 +26,16 @@ const KEPT_TTL_S = 24 * 3600;
 @Injectable()
 export class IdempotencyStore {
   private readonly redis: Redis;
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
 
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client;
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
   }
 
   /** Takes the key for `entry`, or returns whoever holds it. */
   async claim(appId: string, key: string, entry: IdempotencyEntry): Promise<IdempotencyClaim> {
-    const redisKey = this.keyOf(appId, key);
+    const redisKey = this.keys.idempotency(appId, key);
     const taken = await this.redis.set(redisKey, JSON.stringify(entry), 'EX', PENDING_TTL_S, 'NX');
     if (taken) return { owner: true };
     const existing = await this.redis.get(redisKey);
@@ -46,23 +46,18 @@ export class IdempotencyStore {
 
   /** The job exists: keep the key for the replay period. */
   async keep(appId: string, key: string, entry: IdempotencyEntry): Promise<void> {
-    await this.redis.set(this.keyOf(appId, key), JSON.stringify(entry), 'EX', KEPT_TTL_S);
+    await this.redis.set(this.keys.idempotency(appId, key), JSON.stringify(entry), 'EX', KEPT_TTL_S);
   }
 
   /** The first request ended before its job was enqueued (refused by a limit, say): a retry may run afresh. */
   async release(appId: string, key: string, taskId: string): Promise<void> {
-    const redisKey = this.keyOf(appId, key);
+    const redisKey = this.keys.idempotency(appId, key);
     const current = await this.redis.get(redisKey);
     if (current && (JSON.parse(current) as IdempotencyEntry).taskId === taskId) await this.redis.del(redisKey);
   }
 
   async read(appId: string, key: string): Promise<IdempotencyEntry | null> {
-    const text = await this.redis.get(this.keyOf(appId, key));
+    const text = await this.redis.get(this.keys.idempotency(appId, key));
     return text ? (JSON.parse(text) as IdempotencyEntry) : null;
-  }
-
-  /** Keys are hashed: they are the caller's strings, and a hash keeps Redis keys short and printable. */
-  private keyOf(appId: string, key: string): string {
-    return `${this.prefix}:idem:${appId}:${createHash('sha256').update(key).digest('base64url')}`;
   }
 }

@@ -13,7 +13,7 @@ export const QueueName = {
   Maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
-/** Each queue's name as a type, as in `TaskProcessor<QueueName.Chat>`. */
+/** Each queue's name as a type, as in `QueueProcessor<QueueName.Webhooks>`. */
 export declare namespace QueueName {
   export type ImageEdit = typeof QueueName.ImageEdit;
   export type Chat = typeof QueueName.Chat;
@@ -71,7 +71,7 @@ export interface ChatJob extends TaskEnvelope {
   stop?: string[];
   seed?: number;
   user?: string;
-  /** Stream the answer as chunks (TaskStreams) as well as answering the whole completion. */
+  /** Stream the answer as chunks (ChunkStreams) as well as answering the whole completion. */
   stream?: { includeUsage: boolean };
 }
 
@@ -157,4 +157,3 @@ export interface JobContracts {
 
 export type PayloadOf<Q extends QueueName> = JobContracts[Q]['payload'];
 export type ResultOf<Q extends QueueName> = JobContracts[Q]['result'];
-

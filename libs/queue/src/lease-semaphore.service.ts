@@ -2,6 +2,7 @@ import { AppConfig, randomBase62 } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
+import { RedisKeys } from './redis-keys';
 
 /**
  * Takes a slot if fewer than `limit` unexpired leases exist. Leases are scored by expiry on Redis's own clock,
@@ -16,7 +17,9 @@ redis.call('ZADD', KEYS[1], nowMs + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1`;
 
-type SemaphoreRedis = Redis & { acquireLease(key: string, limit: number, leaseMs: number, leaseId: string): Promise<number> };
+type SemaphoreRedis = Redis & {
+  acquireLease(key: string, limit: number, leaseMs: number, leaseId: string): Promise<number>;
+};
 
 export interface Lease {
   release(): Promise<void>;
@@ -26,17 +29,17 @@ export interface Lease {
 @Injectable()
 export class LeaseSemaphore {
   private readonly redis: SemaphoreRedis;
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
 
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client as SemaphoreRedis;
     this.redis.defineCommand('acquireLease', { numberOfKeys: 1, lua: ACQUIRE });
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
   }
 
   /** A lease now, or null when `limit` are held. */
   async tryAcquire(name: string, limit: number, leaseMs: number): Promise<Lease | null> {
-    const key = `${this.prefix}:sem:${name}`;
+    const key = this.keys.semaphore(name);
     const leaseId = randomBase62(16);
     if ((await this.redis.acquireLease(key, limit, leaseMs, leaseId)) !== 1) return null;
     return { release: async () => void (await this.redis.zrem(key, leaseId)) };

@@ -13,12 +13,10 @@ export function encodeOutcome(taskId: string, outcome: TaskOutcome): string {
 
 export function decodeOutcome(text: string): { taskId: string; outcome: TaskOutcome } {
   const split = text.indexOf('\n');
-  const { taskId, ...meta } = JSON.parse(split < 0 ? text : text.slice(0, split)) as { taskId: string } & Record<string, unknown>;
+  const { taskId, ...meta } = JSON.parse(split < 0 ? text : text.slice(0, split)) as { taskId: string } & Record<
+    string,
+    unknown
+  >;
   const outcome = (meta.ok ? { ...meta, body: text.slice(split + 1) } : meta) as TaskOutcome;
   return { taskId, outcome };
-}
-
-/** Redis key holding a finished task's outcome until its MongoDB record is written. */
-export function outcomeKey(prefix: string, taskId: string): string {
-  return `${prefix}:outcome:${taskId}`;
 }

@@ -34,8 +34,18 @@ export class QueueOverview {
     return Promise.all(
       Object.values(QueueName).map(async (name) => {
         const queue = this.queue(name);
-        const [counts, workers] = await Promise.all([queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), queue.getWorkers()]);
-        return { name, waiting: counts.waiting ?? 0, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0, workers: workers.length };
+        const [counts, workers] = await Promise.all([
+          queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+          queue.getWorkers(),
+        ]);
+        return {
+          name,
+          waiting: counts.waiting ?? 0,
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+          workers: workers.length,
+        };
       }),
     );
   }
@@ -51,7 +61,8 @@ export class QueueOverview {
   async retry(name: string, jobId: string): Promise<void> {
     const queue = this.queue(queueName(name));
     const job = await queue.getJob(jobId);
-    if (!job || !(await job.isFailed())) throw new GatewayError('NotFound', `no failed job ${jobId} in queue ${name}`, { param: 'job_id' });
+    if (!job || !(await job.isFailed()))
+      throw new GatewayError('NotFound', `no failed job ${jobId} in queue ${name}`, { param: 'job_id' });
     await job.retry('failed');
   }
 
@@ -62,7 +73,11 @@ export class QueueOverview {
 
 function queueName(name: string): QueueName {
   if (!(Object.values(QueueName) as string[]).includes(name)) {
-    throw new GatewayError('NotFound', `no queue ${name.slice(0, 40)}; the queues are ${Object.values(QueueName).join(', ')}`, { param: 'queue' });
+    throw new GatewayError(
+      'NotFound',
+      `no queue ${name.slice(0, 40)}; the queues are ${Object.values(QueueName).join(', ')}`,
+      { param: 'queue' },
+    );
   }
   return name as QueueName;
 }

@@ -4,9 +4,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { QueueName } from './job-contracts';
 import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
-import { OutcomeStore } from './outcome-store.service';
+import { OutcomeDelivery } from './outcome-delivery.service';
 import { IdempotencyStore } from './idempotency-store';
-import { TaskStreams } from './task-streams';
+import { ChunkStreams } from './chunk-streams';
 import { QueueOverview } from './queue-overview.service';
 import { bullConnection } from './redis-connections';
 
@@ -18,10 +18,25 @@ export class QueueModule {
   static forRoot(role: 'producer' | 'worker'): DynamicModule {
     const bull = BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ prefix: config.QUEUE_PREFIX, connection: bullConnection(config, role) }),
+      useFactory: (config: AppConfig) => ({ prefix: config.REDIS_PREFIX, connection: bullConnection(config, role) }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
-    return { global: true, module: QueueModule, imports: [bull, queues], providers: [GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview], exports: [bull, queues, GatewayRedis, OutcomeStore, LeaseSemaphore, IdempotencyStore, TaskStreams, QueueOverview] };
+    return {
+      global: true,
+      module: QueueModule,
+      imports: [bull, queues],
+      providers: [GatewayRedis, OutcomeDelivery, LeaseSemaphore, IdempotencyStore, ChunkStreams, QueueOverview],
+      exports: [
+        bull,
+        queues,
+        GatewayRedis,
+        OutcomeDelivery,
+        LeaseSemaphore,
+        IdempotencyStore,
+        ChunkStreams,
+        QueueOverview,
+      ],
+    };
   }
 
   /**

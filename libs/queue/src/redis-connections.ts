@@ -5,11 +5,11 @@ import Redis, { RedisOptions } from 'ioredis';
  * Connection options per role, as BullMQ asks for production: blocking worker connections never give up on a
  * command (maxRetriesPerRequest: null); producers fail fast instead of queueing commands while Redis is away.
  */
-export function workerConnectionOptions(): RedisOptions {
+function workerConnectionOptions(): RedisOptions {
   return { maxRetriesPerRequest: null, enableReadyCheck: true };
 }
 
-export function producerConnectionOptions(): RedisOptions {
+function producerConnectionOptions(): RedisOptions {
   return { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableReadyCheck: true };
 }
 
@@ -29,8 +29,4 @@ export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): 
     tls: url.protocol === 'rediss:' ? {} : undefined,
     ...(role === 'worker' ? workerConnectionOptions() : producerConnectionOptions()),
   };
-}
-
-export function replyChannel(config: AppConfig, instanceId: string): string {
-  return `${config.QUEUE_PREFIX}:reply:${instanceId}`;
 }

@@ -14,23 +14,39 @@ function readmeSnippet(): string {
   return snippet;
 }
 
-const verifyWebhook = new Function('require', `${readmeSnippet()}; return verifyWebhook;`)(require) as VerifyWebhook;
+/** The snippet run as the CommonJS module a receiver pastes it into, with Node's `require`; `required` collects what it loads. */
+function evaluateSnippet(nodeRequire: (name: string) => unknown, required: string[] = []): VerifyWebhook {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code under test is README text, run as a receiver would run it
+  const define = new Function('require', `${readmeSnippet()}; return verifyWebhook;`) as (
+    load: (name: string) => unknown,
+  ) => VerifyWebhook;
+  return define((name) => {
+    required.push(name);
+    return nodeRequire(name);
+  });
+}
+
+const verifyWebhook = evaluateSnippet(require);
 
 const SECRET = 'ss-5Fh8Kq2Lm9Np3Rt7Vx1Zb4Dg6Jk0Ws2Yc8Ue5Ia7Oq3';
-const BODY = JSON.stringify({ type: 'task.succeeded', data: { task_id: 'task_abc', result_urls: ['https://gw.example.com/v1/files/img_a_0?exp=1&sig=é'] } });
+const BODY = JSON.stringify({
+  type: 'task.succeeded',
+  data: { task_id: 'task_abc', result_urls: ['https://gw.example.com/v1/files/img_a_0?exp=1&sig=é'] },
+});
 
 function signedHeaders(nowMs = Date.now(), body = BODY): Record<string, string> {
   const message = signWebhookMessage(SECRET, 'msg_task_abc_succeeded', body, nowMs);
-  return { 'webhook-id': message.id, 'webhook-timestamp': String(message.timestamp), 'webhook-signature': message.signature };
+  return {
+    'webhook-id': message.id,
+    'webhook-timestamp': String(message.timestamp),
+    'webhook-signature': message.signature,
+  };
 }
 
 describe('README verification snippet', () => {
   it('is plain JavaScript that needs nothing but node:crypto', () => {
     const required: string[] = [];
-    new Function('require', `${readmeSnippet()}; return verifyWebhook;`)((name: string) => {
-      required.push(name);
-      return require(name);
-    });
+    evaluateSnippet(require, required);
     expect(required).toEqual(['node:crypto']);
   });
 
@@ -53,9 +69,17 @@ describe('README verification snippet', () => {
 
   it('accepts any one of several signatures and rejects missing headers', () => {
     const headers = signedHeaders();
-    expect(verifyWebhook(SECRET, { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` }, BODY)).toBe(true);
+    expect(
+      verifyWebhook(SECRET, { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` }, BODY),
+    ).toBe(true);
     expect(verifyWebhook(SECRET, { ...headers, 'webhook-signature': 'v1,AAAA v1,BBBB' }, BODY)).toBe(false);
-    expect(verifyWebhook(SECRET, { 'webhook-id': headers['webhook-id'], 'webhook-signature': headers['webhook-signature'] }, BODY)).toBe(false);
+    expect(
+      verifyWebhook(
+        SECRET,
+        { 'webhook-id': headers['webhook-id'], 'webhook-signature': headers['webhook-signature'] },
+        BODY,
+      ),
+    ).toBe(false);
   });
 
   it('reads a Fetch Headers object too', () => {

@@ -1,4 +1,5 @@
-import { DEFAULT_WEBHOOK_SCHEDULE, parseRetrySchedule, retryDelayMs } from './retry-schedule';
+import { DEFAULT_WEBHOOK_SCHEDULE } from '@gateway/common';
+import { parseRetrySchedule, retryDelayMs } from './retry-schedule';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -7,7 +8,18 @@ const HOUR = 60 * MINUTE;
 describe('parseRetrySchedule', () => {
   it('reads the default as 10 attempts over about 3 days', () => {
     const schedule = parseRetrySchedule(DEFAULT_WEBHOOK_SCHEDULE);
-    expect(schedule).toEqual([0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR]);
+    expect(schedule).toEqual([
+      0,
+      5 * SECOND,
+      5 * MINUTE,
+      30 * MINUTE,
+      2 * HOUR,
+      5 * HOUR,
+      10 * HOUR,
+      14 * HOUR,
+      20 * HOUR,
+      24 * HOUR,
+    ]);
     const total = schedule.reduce((sum, delay) => sum + delay, 0);
     expect(total / (24 * HOUR)).toBeCloseTo(3.15, 2);
   });
@@ -19,7 +31,9 @@ describe('parseRetrySchedule', () => {
 
   it('allows up to 20 attempts', () => {
     expect(parseRetrySchedule(Array(20).fill('1s').join(','))).toHaveLength(20);
-    expect(() => parseRetrySchedule(Array(21).fill('1s').join(','))).toThrow('webhook retry schedule has 21 entries; at most 20 are allowed');
+    expect(() => parseRetrySchedule(Array(21).fill('1s').join(','))).toThrow(
+      'webhook retry schedule has 21 entries; at most 20 are allowed',
+    );
   });
 
   it.each([

@@ -42,7 +42,10 @@ describe('buildWebhookEvent', () => {
         status: 'succeeded',
         usage: { prompt_tokens: 18, total_tokens: 18, images: 2 },
         cost: 0.4,
-        result_urls: ['http://localhost:3000/v1/files/img_a_0?exp=1&sig=x', 'http://localhost:3000/v1/files/img_a_1?exp=1&sig=y'],
+        result_urls: [
+          'http://localhost:3000/v1/files/img_a_0?exp=1&sig=x',
+          'http://localhost:3000/v1/files/img_a_1?exp=1&sig=y',
+        ],
         error: null,
         created_at: '2025-12-20T10:15:20.874Z',
         finished_at: '2025-12-20T10:15:32.051Z',
@@ -52,8 +55,15 @@ describe('buildWebhookEvent', () => {
 
   it('leaves the result body out: an embeddings event has no URLs and none of the vectors', () => {
     const vector = Array.from({ length: 1024 }, (_, i) => i / 1024);
-    const result = JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: vector }], model: 'text-embedding-v4' });
-    const event = buildWebhookEvent(task({ endpoint: 'embeddings', model: 'text-embedding-v4', resolvedModel: 'text-embedding-v4', result }), NOW);
+    const result = JSON.stringify({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: vector }],
+      model: 'text-embedding-v4',
+    });
+    const event = buildWebhookEvent(
+      task({ endpoint: 'embeddings', model: 'text-embedding-v4', resolvedModel: 'text-embedding-v4', result }),
+      NOW,
+    );
     expect(event.data.result_urls).toEqual([]);
     expect(JSON.stringify(event)).not.toContain('embedding"');
     expect(JSON.stringify(event).length).toBeLessThan(1000);
@@ -64,7 +74,10 @@ describe('buildWebhookEvent', () => {
     expect(buildWebhookEvent(task({ result: chat }), NOW).data.result_urls).toEqual([]);
     expect(buildWebhookEvent(task({ result: undefined }), NOW).data.result_urls).toEqual([]);
     expect(buildWebhookEvent(task({ result: '{"data":[{"url":' }), NOW).data.result_urls).toEqual([]);
-    expect(buildWebhookEvent(task({ result: '{"data":[{"url":5},{"b64_json":"…"},null,{"url":"u"}]}' }), NOW).data.result_urls).toEqual(['u']);
+    expect(
+      buildWebhookEvent(task({ result: '{"data":[{"url":5},{"b64_json":"…"},null,{"url":"u"}]}' }), NOW).data
+        .result_urls,
+    ).toEqual(['u']);
   });
 
   it('describes a failed task with its error, a null param and null usage', () => {
@@ -84,7 +97,12 @@ describe('buildWebhookEvent', () => {
       result_urls: [],
       error: { code: 'UpstreamError', message: 'the provider failed after 3 attempts', param: null },
     });
-    expect(buildWebhookEvent(task({ status: 'failed', error: { status: 400, code: 'InvalidImage', message: 'm', param: 'input.messages' } }), NOW).data.error).toEqual({
+    expect(
+      buildWebhookEvent(
+        task({ status: 'failed', error: { status: 400, code: 'InvalidImage', message: 'm', param: 'input.messages' } }),
+        NOW,
+      ).data.error,
+    ).toEqual({
       code: 'InvalidImage',
       message: 'm',
       param: 'input.messages',
@@ -98,7 +116,9 @@ describe('buildWebhookEvent', () => {
   it('refuses tasks that fire no event', () => {
     expect(webhookEventTypeOf('cancelled')).toBeNull();
     expect(webhookEventTypeOf('running')).toBeNull();
-    expect(() => buildWebhookEvent(task({ status: 'cancelled' }), NOW)).toThrow('task task_4k2VhQ is cancelled; only succeeded and failed tasks fire webhooks');
+    expect(() => buildWebhookEvent(task({ status: 'cancelled' }), NOW)).toThrow(
+      'task task_4k2VhQ is cancelled; only succeeded and failed tasks fire webhooks',
+    );
   });
 });
 

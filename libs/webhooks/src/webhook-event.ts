@@ -28,7 +28,17 @@ export interface WebhookEvent {
 /** The fields of a stored task the event is built from, with its result body (for image URLs) while it is kept. */
 export type WebhookTask = Pick<
   TaskRecord,
-  '_id' | 'appId' | 'endpoint' | 'model' | 'resolvedModel' | 'status' | 'usage' | 'cost' | 'error' | 'createdAt' | 'finishedAt'
+  | '_id'
+  | 'appId'
+  | 'endpoint'
+  | 'model'
+  | 'resolvedModel'
+  | 'status'
+  | 'usage'
+  | 'cost'
+  | 'error'
+  | 'createdAt'
+  | 'finishedAt'
 > & { result?: string };
 
 /** The event a task in `status` fires; null for statuses that fire none (queued, running, cancelled by a disconnect). */
@@ -58,7 +68,9 @@ export function buildWebhookEvent(task: WebhookTask, now: Date): WebhookEvent {
       usage: task.usage ? { ...task.usage } : null,
       cost: task.cost ?? 0,
       result_urls: resultUrls(task.result),
-      error: task.error ? { code: task.error.code, message: task.error.message, param: task.error.param ?? null } : null,
+      error: task.error
+        ? { code: task.error.code, message: task.error.message, param: task.error.param ?? null }
+        : null,
       created_at: new Date(task.createdAt).toISOString(),
       finished_at: task.finishedAt ? new Date(task.finishedAt).toISOString() : null,
     },
@@ -85,5 +97,7 @@ function resultUrls(result: string | undefined): string[] {
   }
   const items = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(items)) return [];
-  return items.map((item) => (item as { url?: unknown } | null)?.url).filter((url): url is string => typeof url === 'string');
+  return items
+    .map((item) => (item as { url?: unknown } | null)?.url)
+    .filter((url): url is string => typeof url === 'string');
 }

@@ -17,7 +17,10 @@ export const WEBHOOK_BACKOFF = 'webhook-schedule';
 export class WebhookJobs {
   private readonly attempts: number;
 
-  constructor(config: AppConfig, @InjectQueue(QueueName.Webhooks) private readonly queue: Queue<WebhookJob>) {
+  constructor(
+    config: AppConfig,
+    @InjectQueue(QueueName.Webhooks) private readonly queue: Queue<WebhookJob>,
+  ) {
     this.attempts = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length;
   }
 
@@ -28,10 +31,20 @@ export class WebhookJobs {
 
   /** Sent again from the console: one attempt, whose result the console lists like any other. */
   async redeliver(appId: string, taskId: string, event: WebhookEventType): Promise<void> {
-    await this.queue.add(event, { appId, taskId, event, redelivery: true }, this.options(`webhook-${taskId}-again-${randomBase62(8)}`, 1));
+    await this.queue.add(
+      event,
+      { appId, taskId, event, redelivery: true },
+      this.options(`webhook-${taskId}-again-${randomBase62(8)}`, 1),
+    );
   }
 
   private options(jobId: string, attempts: number): JobsOptions {
-    return { jobId, attempts, backoff: { type: WEBHOOK_BACKOFF }, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } };
+    return {
+      jobId,
+      attempts,
+      backoff: { type: WEBHOOK_BACKOFF },
+      removeOnComplete: { age: KEEP_SECONDS },
+      removeOnFail: { age: KEEP_SECONDS },
+    };
   }
 }

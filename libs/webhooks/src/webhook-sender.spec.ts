@@ -1,12 +1,16 @@
 import { DEFAULT_OUTBOUND_POLICY, HostResolver, OutboundPolicy } from '@gateway/outbound';
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { signWebhookMessage, verifyWebhookSignature, WebhookMessage } from './webhook-signature';
+import { join } from 'node:path';
+import { readmeVerifier } from '../../../test/helpers/webhook-receiver';
+import { signWebhookMessage, WebhookMessage } from './webhook-signature';
 import { DeliveryResult, WebhookSender } from './webhook-sender';
 
 const SECRET = 'ss-5Fh8Kq2Lm9Np3Rt7Vx1Zb4Dg6Jk0Ws2Yc8Ue5Ia7Oq3';
 const ALLOW_LOOPBACK: OutboundPolicy = { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] };
 const BODY = JSON.stringify({ type: 'task.succeeded', data: { task_id: 'task_abc' } });
+/** Receivers verify with the README's snippet. */
+const verifyWebhook = readmeVerifier(join(__dirname, '..', '..', '..'));
 
 interface Receiver {
   /** TCP connections accepted: a refused delivery must not even connect. */
@@ -18,16 +22,27 @@ interface Receiver {
 const servers: Server[] = [];
 const senders: WebhookSender[] = [];
 
-async function startReceiver(answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end()): Promise<Receiver> {
+async function startReceiver(
+  answer: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end(),
+): Promise<Receiver> {
   const server = createServer();
   let port = 0;
-  const receiver: Receiver = { connections: 0, requests: [], url: (path = '/hooks') => `http://127.0.0.1:${port}${path}` };
+  const receiver: Receiver = {
+    connections: 0,
+    requests: [],
+    url: (path = '/hooks') => `http://127.0.0.1:${port}${path}`,
+  };
   server.on('connection', () => receiver.connections++);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      receiver.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      receiver.requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       answer(req, res);
     });
   });
@@ -85,13 +100,18 @@ describe('WebhookSender', () => {
       'webhook-timestamp': String(sent.timestamp),
       'webhook-signature': sent.signature,
     });
-    expect(verifyWebhookSignature(SECRET, request.headers as Record<string, string>, request.body)).toBe(true);
-    expect(verifyWebhookSignature('ss-another-secret', request.headers as Record<string, string>, request.body)).toBe(false);
+    expect(verifyWebhook(SECRET, request.headers as Record<string, string>, request.body)).toBe(true);
+    expect(verifyWebhook('ss-another-secret', request.headers as Record<string, string>, request.body)).toBe(false);
   });
 
   it('counts 200 as delivered and keeps the start of the answer', async () => {
     const result = await deliverTo(200, '{"ok":true}');
-    expect(result).toEqual({ outcome: 'delivered', httpStatus: 200, durationMs: expect.any(Number), responseSnippet: '{"ok":true}' });
+    expect(result).toEqual({
+      outcome: 'delivered',
+      httpStatus: 200,
+      durationMs: expect.any(Number),
+      responseSnippet: '{"ok":true}',
+    });
   });
 
   it('counts 204 as delivered, with no snippet', async () => {
@@ -115,7 +135,11 @@ describe('WebhookSender', () => {
   });
 
   it.each([429, 500, 502, 503])('retries after HTTP %i', async (status) => {
-    expect(await deliverTo(status)).toMatchObject({ outcome: 'retry', httpStatus: status, error: `answered HTTP ${status}` });
+    expect(await deliverTo(status)).toMatchObject({
+      outcome: 'retry',
+      httpStatus: status,
+      error: `answered HTTP ${status}`,
+    });
   });
 
   it.each([400, 401, 404, 413])('does not retry HTTP %i', async (status) => {
@@ -174,13 +198,17 @@ describe('WebhookSender', () => {
     const receiver = await startReceiver();
     const result = await sender(DEFAULT_OUTBOUND_POLICY).send(receiver.url(), message());
 
-    expect(result).toEqual({ outcome: 'rejected', error: '127.0.0.1 is a loopback address', durationMs: expect.any(Number) });
+    expect(result).toEqual({
+      outcome: 'rejected',
+      error: '127.0.0.1 is a loopback address',
+      durationMs: expect.any(Number),
+    });
     expect(receiver.connections).toBe(0);
   });
 
   it('refuses a host name that resolves to a refused address without connecting', async () => {
     const receiver = await startReceiver();
-    const toLoopback: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const toLoopback: HostResolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
     const url = receiver.url().replace('127.0.0.1', 'hooks.example.com');
     const result = await sender(DEFAULT_OUTBOUND_POLICY, 5_000, toLoopback).send(url, message());
 
@@ -190,16 +218,18 @@ describe('WebhookSender', () => {
 
   it('delivers to a host name whose addresses the policy allows', async () => {
     const receiver = await startReceiver();
-    const toLoopback: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    const toLoopback: HostResolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
     const url = receiver.url().replace('127.0.0.1', 'hooks.example.com');
-    expect(await sender(ALLOW_LOOPBACK, 5_000, toLoopback).send(url, message())).toMatchObject({ outcome: 'delivered', httpStatus: 200 });
+    expect(await sender(ALLOW_LOOPBACK, 5_000, toLoopback).send(url, message())).toMatchObject({
+      outcome: 'delivered',
+      httpStatus: 200,
+    });
     expect(receiver.requests[0].headers.host).toMatch(/^hooks\.example\.com:\d+$/);
   });
 
   it('retries a host name that does not resolve', async () => {
-    const nowhere: HostResolver = async () => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    };
+    const nowhere: HostResolver = () =>
+      Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
     const result = await sender(ALLOW_LOOPBACK, 5_000, nowhere).send('http://hooks.example.com/hooks', message());
     expect(result).toMatchObject({ outcome: 'retry', error: 'could not resolve hooks.example.com' });
   });
@@ -210,6 +240,10 @@ describe('WebhookSender', () => {
     ['not a url', 'not a valid URL'],
     ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is a cloud metadata address'],
   ])('rejects %s before connecting', async (url, error) => {
-    expect(await sender(DEFAULT_OUTBOUND_POLICY).send(url, message())).toEqual({ outcome: 'rejected', error, durationMs: expect.any(Number) });
+    expect(await sender(DEFAULT_OUTBOUND_POLICY).send(url, message())).toEqual({
+      outcome: 'rejected',
+      error,
+      durationMs: expect.any(Number),
+    });
   });
 });

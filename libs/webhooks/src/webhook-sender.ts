@@ -14,9 +14,6 @@ import { performance } from 'node:perf_hooks';
 import { Agent, Dispatcher, request } from 'undici';
 import { WebhookMessage } from './webhook-signature';
 
-/** docs/contracts.md (webhooks): each attempt gets 15 s, response body included. */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
-
 export type DeliveryOutcome = 'delivered' | 'retry' | 'gone' | 'rejected';
 
 /** One attempt, as recorded in webhook_deliveries. `error` is safe to show the application's owner. */
@@ -41,7 +38,11 @@ const SNIPPET_BYTES = SNIPPET_CHARS * 4;
 export class WebhookSender {
   private readonly agent: Agent;
 
-  constructor(private readonly policy: OutboundPolicy, private readonly timeoutMs: number, resolve?: HostResolver) {
+  constructor(
+    private readonly policy: OutboundPolicy,
+    private readonly timeoutMs: number,
+    resolve?: HostResolver,
+  ) {
     this.agent = createGuardedAgent(policy, resolve);
   }
 
@@ -77,7 +78,12 @@ export class WebhookSender {
 
     const httpStatus = response.statusCode;
     const responseSnippet = await readSnippet(response.body);
-    return { ...classifyStatus(httpStatus), httpStatus, durationMs: elapsed(), ...(responseSnippet ? { responseSnippet } : {}) };
+    return {
+      ...classifyStatus(httpStatus),
+      httpStatus,
+      durationMs: elapsed(),
+      ...(responseSnippet ? { responseSnippet } : {}),
+    };
   }
 
   async close(): Promise<void> {
@@ -91,10 +97,13 @@ export class WebhookSender {
     if (guardError) return { outcome: 'retry', error: guardError.message };
     if (signal.aborted) return { outcome: 'retry', error: `no answer within ${formatDuration(this.timeoutMs)}` };
 
-    const code = String(findInChain(error, (e) => typeof (e as NodeJS.ErrnoException).code === 'string')?.code ?? '');
+    const code =
+      findInChain(error, (e): e is Error & { code: string } => 'code' in e && typeof e.code === 'string')?.code ?? '';
     if (code === 'ECONNREFUSED') return { outcome: 'retry', error: `${url.host} refused the connection` };
-    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return { outcome: 'retry', error: `${url.host} closed the connection` };
-    if (isTlsTrustError(code)) return { outcome: 'retry', error: `${url.host} presented a TLS certificate that is not trusted` };
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+      return { outcome: 'retry', error: `${url.host} closed the connection` };
+    if (isTlsTrustError(code))
+      return { outcome: 'retry', error: `${url.host} presented a TLS certificate that is not trusted` };
     const detail = /^[A-Z][A-Z0-9_]{1,40}$/.test(code) ? ` (${code})` : '';
     return { outcome: 'retry', error: `could not reach ${url.host}${detail}` };
   }
@@ -103,10 +112,15 @@ export class WebhookSender {
 /** 2xx delivered; 410 unsubscribes; 429 and 5xx are the receiver's temporary trouble; any other answer will not change on retry. */
 function classifyStatus(status: number): Pick<DeliveryResult, 'outcome' | 'error'> {
   if (status >= 200 && status < 300) return { outcome: 'delivered' };
-  if (status === 410) return { outcome: 'gone', error: 'answered HTTP 410 Gone; the callback is disabled until its URL is saved again' };
+  if (status === 410)
+    return { outcome: 'gone', error: 'answered HTTP 410 Gone; the callback is disabled until its URL is saved again' };
   if (status === 429 || status >= 500) return { outcome: 'retry', error: `answered HTTP ${status}` };
   // Following a redirect would send the signed event to a URL nobody checked at save time.
-  if (status >= 300 && status < 400) return { outcome: 'rejected', error: `answered HTTP ${status}; redirects are not followed, save the final URL as the callback URL` };
+  if (status >= 300 && status < 400)
+    return {
+      outcome: 'rejected',
+      error: `answered HTTP ${status}; redirects are not followed, save the final URL as the callback URL`,
+    };
   return { outcome: 'rejected', error: `answered HTTP ${status}` };
 }
 
@@ -119,11 +133,12 @@ async function readSnippet(body: ResponseBody): Promise<string | undefined> {
 }
 
 /** Walks `error` and its causes. Duck-typed: Node's own errors can come from another realm (jest) and fail `instanceof Error`. */
-function findInChain(error: unknown, predicate: (candidate: Error) => boolean): (Error & { code?: unknown }) | undefined {
+function findInChain<T extends Error>(error: unknown, predicate: (candidate: Error) => candidate is T): T | undefined {
   let current = error;
   for (let depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
-    if (predicate(current as Error)) return current as Error;
-    current = (current as Error).cause;
+    const candidate = current as Error;
+    if (predicate(candidate)) return candidate;
+    current = candidate.cause;
   }
   return undefined;
 }

@@ -9,12 +9,20 @@ const MAX_LIMIT = 200;
 export function dayRange(from?: string, to?: string): { from: string; to: string } {
   const until = to ?? utcDay();
   const since = from ?? utcDaysBefore(until, 29);
-  for (const [param, value] of [['from', since], ['to', until]]) {
-    if (!UTC_DAY_PATTERN.test(value) || Number.isNaN(Date.parse(value))) throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
+  for (const [param, value] of [
+    ['from', since],
+    ['to', until],
+  ]) {
+    if (!UTC_DAY_PATTERN.test(value) || Number.isNaN(Date.parse(value)))
+      throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
   }
   const days = (Date.parse(until) - Date.parse(since)) / 86_400_000;
   if (days < 0 || days >= MAX_RANGE_DAYS) {
-    throw new GatewayError('InvalidParameter', `from must not be after to, and the range is at most ${MAX_RANGE_DAYS} days`, { param: 'from' });
+    throw new GatewayError(
+      'InvalidParameter',
+      `from must not be after to, and the range is at most ${MAX_RANGE_DAYS} days`,
+      { param: 'from' },
+    );
   }
   return { from: since, to: until };
 }
@@ -22,7 +30,11 @@ export function dayRange(from?: string, to?: string): { from: string; to: string
 /** The query of a newest-first console listing: a day range, a page size and the cursor of the previous page. */
 export function listingQuery(query: { from?: string; to?: string; limit?: string; cursor?: string }): FeedQuery {
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new GatewayError('InvalidParameter', `limit must be a whole number from 1 to ${MAX_LIMIT}`, { param: 'limit' });
-  if (query.cursor !== undefined && (query.cursor.length === 0 || query.cursor.length > 200)) throw new GatewayError('InvalidParameter', 'cursor must be the `next` of a previous page', { param: 'cursor' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new GatewayError('InvalidParameter', `limit must be a whole number from 1 to ${MAX_LIMIT}`, {
+      param: 'limit',
+    });
+  if (query.cursor !== undefined && (query.cursor.length === 0 || query.cursor.length > 200))
+    throw new GatewayError('InvalidParameter', 'cursor must be the `next` of a previous page', { param: 'cursor' });
   return { ...dayRange(query.from, query.to), limit, cursor: query.cursor };
 }

@@ -14,7 +14,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const error = toGatewayError(exception);
     if (error.status >= 500 && error.code === 'InternalError') {
-      this.logger.error({ reqId: request.id, err: (exception as Error)?.message, stack: (exception as Error)?.stack }, 'unhandled error');
+      this.logger.error(
+        { reqId: request.id, err: (exception as Error)?.message, stack: (exception as Error)?.stack },
+        'unhandled error',
+      );
     }
     if (error.headers) reply.headers(error.headers);
     reply.status(error.status).send(toEnvelope(error, request.id));
@@ -22,14 +25,15 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 }
 
 /** Maps framework errors (routing, body parsing, limits) onto the gateway's codes. */
-export function toGatewayError(exception: unknown): GatewayError {
+function toGatewayError(exception: unknown): GatewayError {
   if (exception instanceof GatewayError) return exception;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return new GatewayError('NotFound', 'no such route; see GET /v1/models and the API reference');
     if (status === 413) return new GatewayError('PayloadTooLarge', 'the request body is too large');
     // A failed readiness check (terminus): load balancers must see 503, and operators what does not answer.
-    if (status === 503) return new GatewayError('NotReady', `not ready: ${unhealthy(exception.getResponse())} does not answer`);
+    if (status === 503)
+      return new GatewayError('NotReady', `not ready: ${unhealthy(exception.getResponse())} does not answer`);
     if (status < 500) return new GatewayError('InvalidParameter', exception.message);
   }
   const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
@@ -40,7 +44,10 @@ export function toGatewayError(exception: unknown): GatewayError {
     return new GatewayError('InvalidParameter', 'send the body as application/json', { param: 'Content-Type' });
   }
   if (fastifyError?.statusCode === 400) {
-    return new GatewayError('InvalidParameter', `the request body is not valid JSON: ${fastifyError.message ?? ''}`.trim());
+    return new GatewayError(
+      'InvalidParameter',
+      `the request body is not valid JSON: ${fastifyError.message ?? ''}`.trim(),
+    );
   }
   return new GatewayError('InternalError', 'an internal error occurred; quote the request id when reporting it');
 }

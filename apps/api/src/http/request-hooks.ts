@@ -34,7 +34,14 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
     metrics.httpDuration.observe(labels, seconds);
     if (route.startsWith('/v1/')) metrics.overhead.observe({ route }, overheadMs(request) / 1000);
     logger.info(
-      { reqId: request.id, taskId: request.taskId, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(seconds * 1000) },
+      {
+        reqId: request.id,
+        taskId: request.taskId,
+        method: request.method,
+        url: loggableUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(seconds * 1000),
+      },
       'request',
     );
     done();

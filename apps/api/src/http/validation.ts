@@ -20,7 +20,8 @@ function firstProblem(errors: ValidationError[], parent = ''): { path: string; m
   const path = joinPath(parent, error.property);
   if (error.constraints) {
     const [kind, text] = Object.entries(error.constraints)[0];
-    const message = kind === 'whitelistValidation' ? `${path} is not a supported parameter` : text.replace(error.property, path);
+    const message =
+      kind === 'whitelistValidation' ? `${path} is not a supported parameter` : text.replace(error.property, path);
     return { path, message };
   }
   if (error.children?.length) return firstProblem(error.children, path);

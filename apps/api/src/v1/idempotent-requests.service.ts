@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig, GatewayError, newId } from '@gateway/common';
-import { IdempotencyEntry, IdempotencyStore, TaskGateway, TaskOutcome } from '@gateway/queue';
+import { IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EnqueueHooks } from './task-submission.service';
-import { RecordedOutcomes } from './tasks/recorded-outcomes.service';
+import type { EnqueueHooks } from './task-submitter.service';
+import { FinalOutcomes } from './tasks/final-outcomes.service';
 import type { ResponseMode } from './request-modes';
 
 export interface IdempotentCall {
@@ -34,14 +34,18 @@ export class IdempotentRequests {
   constructor(
     private readonly config: AppConfig,
     private readonly store: IdempotencyStore,
-    private readonly outcomes: RecordedOutcomes,
-    private readonly gateway: TaskGateway,
+    private readonly outcomes: FinalOutcomes,
+    private readonly dispatcher: JobDispatcher,
   ) {}
 
   async once(call: IdempotentCall, run: (taskId: string, hooks: EnqueueHooks) => Promise<string>): Promise<string> {
     // A key whose first request never ran is freed and claimed again; bounded so that a flapping key cannot spin.
     for (let round = 0; round < 3; round++) {
-      const entry: IdempotencyEntry = { fingerprint: call.fingerprint, taskId: newId('task'), async: call.mode === 'async' };
+      const entry: IdempotencyEntry = {
+        fingerprint: call.fingerprint,
+        taskId: newId('task'),
+        async: call.mode === 'async',
+      };
       const claim = await this.store.claim(call.appId, call.key, entry);
       if (claim.owner) {
         return run(entry.taskId, {
@@ -50,9 +54,13 @@ export class IdempotentRequests {
         });
       }
       if (claim.entry.fingerprint !== call.fingerprint) {
-        throw new GatewayError('IdempotencyKeyReused', 'this Idempotency-Key was already used with a different request; send a new key for a new request', {
-          param: 'Idempotency-Key',
-        });
+        throw new GatewayError(
+          'IdempotencyKeyReused',
+          'this Idempotency-Key was already used with a different request; send a new key for a new request',
+          {
+            param: 'Idempotency-Key',
+          },
+        );
       }
       const replayed = await this.replay(call, claim.entry);
       if (replayed !== RERUN) return replayed;
@@ -63,7 +71,10 @@ export class IdempotentRequests {
   private async replay(call: IdempotentCall, entry: IdempotencyEntry): Promise<string | typeof RERUN> {
     const { request, reply } = call.http;
     request.taskId = entry.taskId;
-    reply.header('x-task-id', entry.taskId).header('idempotent-replayed', 'true').header('content-type', 'application/json; charset=utf-8');
+    reply
+      .header('x-task-id', entry.taskId)
+      .header('idempotent-replayed', 'true')
+      .header('content-type', 'application/json; charset=utf-8');
     if (entry.async) {
       reply.status(202);
       return JSON.stringify({ task_id: entry.taskId, status: 'queued' });
@@ -87,18 +98,26 @@ export class IdempotentRequests {
       if (final) return final;
       if (poll % LIVENESS_EVERY === LIVENESS_EVERY - 1 && (await this.firstRequestGone(call, entry))) return RERUN;
       if (Date.now() >= deadline) {
-        throw new GatewayError('Timeout', `the first request with this Idempotency-Key is still running; fetch the result with GET /v1/tasks/${entry.taskId}`, {
-          details: { task_id: entry.taskId },
-        });
+        throw new GatewayError(
+          'Timeout',
+          `the first request with this Idempotency-Key is still running; fetch the result with GET /v1/tasks/${entry.taskId}`,
+          {
+            details: { task_id: entry.taskId },
+          },
+        );
       }
-      if (raw.destroyed) throw new GatewayError('Timeout', 'the client disconnected', { details: { task_id: entry.taskId } });
+      if (raw.destroyed)
+        throw new GatewayError('Timeout', 'the client disconnected', { details: { task_id: entry.taskId } });
       await sleep(poll < FAST_POLLS ? FAST_POLL_MS : SLOW_POLL_MS);
     }
   }
 
   /** No job and no longer holding the key: the first request ended before enqueueing (its key expired or was freed). */
   private async firstRequestGone(call: IdempotentCall, entry: IdempotencyEntry): Promise<boolean> {
-    const [job, holder] = await Promise.all([this.gateway.jobState(entry.taskId), this.store.read(call.appId, call.key)]);
+    const [job, holder] = await Promise.all([
+      this.dispatcher.jobState(entry.taskId),
+      this.store.read(call.appId, call.key),
+    ]);
     if (job) return false;
     if (await this.outcomes.findFinal(entry.taskId)) return false;
     return holder?.taskId !== entry.taskId;

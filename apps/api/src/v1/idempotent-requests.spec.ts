@@ -1,9 +1,9 @@
 import { AppConfig, GatewayError } from '@gateway/common';
-import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore, TaskGateway, TaskOutcome } from '@gateway/queue';
+import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome } from '@gateway/queue';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotentCall, IdempotentRequests } from './idempotent-requests.service';
-import type { EnqueueHooks } from './task-submission.service';
-import { RecordedOutcomes } from './tasks/recorded-outcomes.service';
+import type { EnqueueHooks } from './task-submitter.service';
+import { FinalOutcomes } from './tasks/final-outcomes.service';
 
 /** The Redis entries of IdempotencyStore, in memory, with the same claim semantics (first writer owns the key). */
 class MemoryIdempotencyStore {
@@ -77,12 +77,24 @@ describe('IdempotentRequests', () => {
     store = new MemoryIdempotencyStore();
     outcomes = new FakeOutcomes();
     gateway = new FakeGateway();
-    requests = new IdempotentRequests(config, store as unknown as IdempotencyStore, outcomes as unknown as RecordedOutcomes, gateway as unknown as TaskGateway);
+    requests = new IdempotentRequests(
+      config,
+      store as unknown as IdempotencyStore,
+      outcomes as unknown as FinalOutcomes,
+      gateway as unknown as JobDispatcher,
+    );
   });
 
   const call = (fingerprint = 'body-a', mode: 'sync' | 'async' = 'sync'): IdempotentCall & { reply: FakeReply } => {
     const reply = new FakeReply();
-    return { appId: 'app_1', key: 'key-1', fingerprint, mode, reply, http: { request: {} as FastifyRequest, reply: reply as unknown as FastifyReply } };
+    return {
+      appId: 'app_1',
+      key: 'key-1',
+      fingerprint,
+      mode,
+      reply,
+      http: { request: {} as FastifyRequest, reply: reply as unknown as FastifyReply },
+    };
   };
 
   /** A first request that enqueues its job and, when `finish` is given, ends with that outcome. */
@@ -105,13 +117,19 @@ describe('IdempotentRequests', () => {
     const duplicate = call();
     await expect(requests.once(duplicate, run)).resolves.toBe('{"n":1}');
     expect(run).not.toHaveBeenCalled();
-    expect(duplicate.reply.headers).toMatchObject({ 'idempotent-replayed': 'true', 'x-task-id': first.replace('ran ', '') });
+    expect(duplicate.reply.headers).toMatchObject({
+      'idempotent-replayed': 'true',
+      'x-task-id': first.replace('ran ', ''),
+    });
   });
 
   it('replays a failure as the same error', async () => {
     const error = new GatewayError('UpstreamError', 'the upstream failed').toJSON();
     await requests.once(call(), enqueueing({ ok: false, error, providerMs: 1 }));
-    await expect(requests.once(call(), jest.fn())).rejects.toMatchObject({ code: 'UpstreamError', message: 'the upstream failed' });
+    await expect(requests.once(call(), jest.fn())).rejects.toMatchObject({
+      code: 'UpstreamError',
+      message: 'the upstream failed',
+    });
   });
 
   it('answers a duplicate of an asynchronous request with its 202 again', async () => {
@@ -124,7 +142,10 @@ describe('IdempotentRequests', () => {
 
   it('refuses the same key with another body', async () => {
     await requests.once(call('body-a'), enqueueing());
-    await expect(requests.once(call('body-b'), jest.fn())).rejects.toMatchObject({ code: 'IdempotencyKeyReused', param: 'Idempotency-Key' });
+    await expect(requests.once(call('body-b'), jest.fn())).rejects.toMatchObject({
+      code: 'IdempotencyKeyReused',
+      param: 'Idempotency-Key',
+    });
   });
 
   it('frees the key of a request refused before enqueueing, so a retry runs afresh', async () => {
@@ -155,8 +176,16 @@ describe('IdempotentRequests', () => {
   });
 
   it('gives a waiting duplicate a Timeout with the task id when the first request runs past the sync timeout', async () => {
-    requests = new IdempotentRequests({ SYNC_TIMEOUT_MS: 120 } as AppConfig, store as unknown as IdempotencyStore, outcomes as unknown as RecordedOutcomes, gateway as unknown as TaskGateway);
+    requests = new IdempotentRequests(
+      { SYNC_TIMEOUT_MS: 120 } as AppConfig,
+      store as unknown as IdempotencyStore,
+      outcomes as unknown as FinalOutcomes,
+      gateway as unknown as JobDispatcher,
+    );
     const taskId = (await requests.once(call(), enqueueing())).replace('ran ', '');
-    await expect(requests.once(call(), jest.fn())).rejects.toMatchObject({ code: 'Timeout', details: { task_id: taskId } });
+    await expect(requests.once(call(), jest.fn())).rejects.toMatchObject({
+      code: 'Timeout',
+      details: { task_id: taskId },
+    });
   });
 });

@@ -10,7 +10,9 @@ export function responseModeOf(request: FastifyRequest): ResponseMode {
   const value = request.headers['x-async'];
   if (value === undefined || value === 'disable') return 'sync';
   if (value === 'enable') return 'async';
-  throw new GatewayError('InvalidParameter', 'the X-Async header must be "enable" (or absent for a synchronous call)', { param: 'X-Async' });
+  throw new GatewayError('InvalidParameter', 'the X-Async header must be "enable" (or absent for a synchronous call)', {
+    param: 'X-Async',
+  });
 }
 
 /** Printable ASCII without spaces, as UUIDs and the keys SDKs generate are. */
@@ -20,7 +22,11 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw new GatewayError('InvalidParameter', 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', { param: 'Idempotency-Key' });
+    throw new GatewayError(
+      'InvalidParameter',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
+      { param: 'Idempotency-Key' },
+    );
   }
   return value;
 }

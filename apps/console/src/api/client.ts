@@ -36,7 +36,13 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   if (!response.ok) {
     const error = envelopeOf(payload);
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw new ApiError(response.status, error.code ?? 'InternalError', error.message ?? response.statusText, error.param, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    throw new ApiError(
+      response.status,
+      error.code ?? 'InternalError',
+      error.message ?? response.statusText,
+      error.param,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    );
   }
   return payload as T;
 }

@@ -9,7 +9,8 @@ export function useErrorText(): (error: unknown) => string {
   const { t, i18n } = useTranslation();
   return (error) => {
     if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
-    if (error.status === 429) return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 60) / 60) });
+    if (error.status === 429)
+      return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 60) / 60) });
     const key = `serverErrors.${error.code}`;
     return i18n.resolvedLanguage !== 'en' && i18n.exists(key) ? t(key) : error.message;
   };

@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /** A GET the page shows: its data, its error, and `reload` after a change. */
-export function useRequest<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: Error | undefined; reload: () => void } {
+export function useRequest<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: Error | undefined; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<Error>();
   const [round, setRound] = useState(0);

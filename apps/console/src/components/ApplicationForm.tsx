@@ -1,5 +1,25 @@
-import { APPLICATION_TYPES, ApplicationField, applicationFieldProblem, CAPABILITIES, FieldProblem, NUMBER_FIELDS, NumberField } from '@gateway/contracts';
-import { Alert, Button, Checkbox, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import {
+  APPLICATION_TYPES,
+  ApplicationField,
+  applicationFieldProblem,
+  CAPABILITIES,
+  FieldProblem,
+  NUMBER_FIELDS,
+  NumberField,
+} from '@gateway/contracts';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Textarea,
+  TextInput,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,23 +32,47 @@ import { useRequest } from '../api/use-request';
 type FormValues = Omit<ApplicationInput, 'ip_whitelist'> & { ip_whitelist: string };
 
 export const EMPTY_APPLICATION: ApplicationInput = {
-  name: '', description: '', type: 'backend', usage_scenario: '', expected_volume: 0,
+  name: '',
+  description: '',
+  type: 'backend',
+  usage_scenario: '',
+  expected_volume: 0,
   scope: { capabilities: [], models: [] },
-  daily_call_limit: 0, concurrency_limit: 0, requests_per_minute: 0, token_quota: 0, ip_whitelist: [], callback_url: '',
+  daily_call_limit: 0,
+  concurrency_limit: 0,
+  requests_per_minute: 0,
+  token_quota: 0,
+  ip_whitelist: [],
+  callback_url: '',
 };
 
 /** The editable fields of an application as the API shows it. */
-export function inputOf(app: Omit<ApplicationInput, 'callback_url'> & { callback_url: string | null }): ApplicationInput {
-  const input = Object.fromEntries(Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof ApplicationInput]])) as unknown as ApplicationInput;
-  return { ...input, scope: { capabilities: app.scope.capabilities, models: app.scope.models }, callback_url: app.callback_url ?? '' };
+export function inputOf(
+  app: Omit<ApplicationInput, 'callback_url'> & { callback_url: string | null },
+): ApplicationInput {
+  const input = Object.fromEntries(
+    Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof ApplicationInput]]),
+  ) as unknown as ApplicationInput;
+  return {
+    ...input,
+    scope: { capabilities: app.scope.capabilities, models: app.scope.models },
+    callback_url: app.callback_url ?? '',
+  };
 }
 
-const FORM_FIELDS = new Set([...Object.keys(EMPTY_APPLICATION).filter((field) => field !== 'scope'), 'scope.capabilities', 'scope.models']);
+const FORM_FIELDS = new Set([
+  ...Object.keys(EMPTY_APPLICATION).filter((field) => field !== 'scope'),
+  'scope.capabilities',
+  'scope.models',
+]);
 
 const NUMBER_FIELD_NAMES = Object.keys(NUMBER_FIELDS) as NumberField[];
 
 function linesOf(text: string): string[] {
-  return text.split('\n').map((line) => line.trim()).filter(Boolean);
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -36,7 +80,15 @@ function linesOf(text: string): string[] {
  * (`@gateway/contracts`), with the API's messages. What only the server can know (a model outside the catalog, a
  * ceiling, a callback host that resolves to a private address) comes back as its error under the field it names.
  */
-export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: ApplicationInput; submitLabel: string; onSubmit: (input: ApplicationInput) => Promise<void> }) {
+export function ApplicationForm({
+  initial,
+  submitLabel,
+  onSubmit,
+}: {
+  initial: ApplicationInput;
+  submitLabel: string;
+  onSubmit: (input: ApplicationInput) => Promise<void>;
+}) {
   const { t } = useTranslation();
   const explain = useErrorText();
   const [problem, setProblem] = useState<string | null>(null);
@@ -47,11 +99,20 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
     return found ? describe(label, found) : null;
   };
   const describe = (label: string, found: FieldProblem) =>
-    t(`problems.${found.rule}`, { field: label, ...('max' in found ? { max: found.max } : {}), ...('entry' in found ? { entry: found.entry } : {}), ...('allowed' in found ? { allowed: found.allowed.join(', ') } : {}) });
+    t(`problems.${found.rule}`, {
+      field: label,
+      ...('max' in found ? { max: found.max } : {}),
+      ...('entry' in found ? { entry: found.entry } : {}),
+      ...('allowed' in found ? { allowed: found.allowed.join(', ') } : {}),
+    });
   const form = useForm<FormValues>({
     mode: 'uncontrolled',
     validateInputOnBlur: true,
-    initialValues: { ...initial, callback_url: initial.callback_url ?? '', ip_whitelist: initial.ip_whitelist.join('\n') },
+    initialValues: {
+      ...initial,
+      callback_url: initial.callback_url ?? '',
+      ip_whitelist: initial.ip_whitelist.join('\n'),
+    },
     validate: {
       name: says('name', t('form.name')),
       description: says('description', t('form.description')),
@@ -83,14 +144,33 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
     }
   });
   const number = (field: NumberField, label: string, hint?: string) => (
-    <NumberInput label={label} description={hint} min={0} allowDecimal={false} allowNegative={false} thousandSeparator="," key={form.key(field)} {...form.getInputProps(field)} />
+    <NumberInput
+      label={label}
+      description={hint}
+      min={0}
+      allowDecimal={false}
+      allowNegative={false}
+      thousandSeparator=","
+      key={form.key(field)}
+      {...form.getInputProps(field)}
+    />
   );
   return (
     <form onSubmit={submit} noValidate>
       <Stack maw={760}>
-        {problem && <Alert color="red" role="alert">{problem}</Alert>}
+        {problem && (
+          <Alert color="red" role="alert">
+            {problem}
+          </Alert>
+        )}
         <TextInput label={t('form.name')} required key={form.key('name')} {...form.getInputProps('name')} />
-        <Textarea label={t('form.description')} autosize minRows={2} key={form.key('description')} {...form.getInputProps('description')} />
+        <Textarea
+          label={t('form.description')}
+          autosize
+          minRows={2}
+          key={form.key('description')}
+          {...form.getInputProps('description')}
+        />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <Select
             label={t('form.type')}
@@ -101,10 +181,23 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
           />
           {number('expected_volume', t('form.expectedVolume'))}
         </SimpleGrid>
-        <Textarea label={t('form.usageScenario')} autosize minRows={2} key={form.key('usage_scenario')} {...form.getInputProps('usage_scenario')} />
-        <Checkbox.Group label={t('form.capabilities')} description={t('form.capabilitiesHint')} key={form.key('scope.capabilities')} {...form.getInputProps('scope.capabilities')}>
+        <Textarea
+          label={t('form.usageScenario')}
+          autosize
+          minRows={2}
+          key={form.key('usage_scenario')}
+          {...form.getInputProps('usage_scenario')}
+        />
+        <Checkbox.Group
+          label={t('form.capabilities')}
+          description={t('form.capabilitiesHint')}
+          key={form.key('scope.capabilities')}
+          {...form.getInputProps('scope.capabilities')}
+        >
           <Group mt="xs">
-            {CAPABILITIES.map((capability) => <Checkbox key={capability} value={capability} label={capability} />)}
+            {CAPABILITIES.map((capability) => (
+              <Checkbox key={capability} value={capability} label={capability} />
+            ))}
           </Group>
         </Checkbox.Group>
         <MultiSelect
@@ -122,10 +215,25 @@ export function ApplicationForm({ initial, submitLabel, onSubmit }: { initial: A
           {number('requests_per_minute', t('form.requestsPerMinute'), t('form.limitHint'))}
           {number('token_quota', t('form.tokenQuota'), t('form.limitHint'))}
         </SimpleGrid>
-        <Textarea label={t('form.ipWhitelist')} description={t('form.ipWhitelistHint')} autosize minRows={2} key={form.key('ip_whitelist')} {...form.getInputProps('ip_whitelist')} />
-        <TextInput label={t('form.callbackUrl')} description={t('form.callbackUrlHint')} type="url" key={form.key('callback_url')} {...form.getInputProps('callback_url')} />
+        <Textarea
+          label={t('form.ipWhitelist')}
+          description={t('form.ipWhitelistHint')}
+          autosize
+          minRows={2}
+          key={form.key('ip_whitelist')}
+          {...form.getInputProps('ip_whitelist')}
+        />
+        <TextInput
+          label={t('form.callbackUrl')}
+          description={t('form.callbackUrlHint')}
+          type="url"
+          key={form.key('callback_url')}
+          {...form.getInputProps('callback_url')}
+        />
         <Group>
-          <Button type="submit" loading={form.submitting}>{submitLabel}</Button>
+          <Button type="submit" loading={form.submitting}>
+            {submitLabel}
+          </Button>
         </Group>
       </Stack>
     </form>

@@ -27,38 +27,77 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
       setBusy(null);
     }
   };
-  const rotate = () => act('rotate', async () => {
-    setIssued(await post<Credentials>(`/applications/${app.id}/rotate-key`, { grace_seconds: grace }));
-    onChanged();
-  });
-  const resetSecret = () => act('reset', async () => setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`)));
-  const destroy = () => act('delete', async () => {
-    await remove(`/applications/${app.id}`);
-    notify(t('secrets.deleted'), 'teal');
-    navigate('/applications');
-  });
+  const rotate = () =>
+    act('rotate', async () => {
+      setIssued(await post<Credentials>(`/applications/${app.id}/rotate-key`, { grace_seconds: grace }));
+      onChanged();
+    });
+  const resetSecret = () =>
+    act('reset', async () => setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`)));
+  const destroy = () =>
+    act('delete', async () => {
+      await remove(`/applications/${app.id}`);
+      notify(t('secrets.deleted'), 'teal');
+      navigate('/applications');
+    });
   const active = app.status === 'active';
   return (
     <Stack>
       <Paper withBorder p="md">
-        <Title order={3} size="h5">{t('secrets.rotate')}</Title>
-        <Text size="sm" c="dimmed" mb="sm">{t('secrets.rotateHelp')}</Text>
+        <Title order={3} size="h5">
+          {t('secrets.rotate')}
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          {t('secrets.rotateHelp')}
+        </Text>
         <Group align="end">
-          <NumberInput label={t('secrets.grace')} value={grace} onChange={(value) => setGrace(Number(value) || 0)} min={0} max={7 * 86_400} allowDecimal={false} w={200} />
-          <Button onClick={() => void rotate()} loading={busy === 'rotate'} disabled={!active}>{t('secrets.rotate')}</Button>
+          <NumberInput
+            label={t('secrets.grace')}
+            value={grace}
+            onChange={(value) => setGrace(Number(value) || 0)}
+            min={0}
+            max={7 * 86_400}
+            allowDecimal={false}
+            w={200}
+          />
+          <Button onClick={() => void rotate()} loading={busy === 'rotate'} disabled={!active}>
+            {t('secrets.rotate')}
+          </Button>
         </Group>
       </Paper>
       <Paper withBorder p="md">
-        <Title order={3} size="h5">{t('secrets.resetSecret')}</Title>
-        <Text size="sm" c="dimmed" mb="sm">{t('secrets.resetSecretHelp')}</Text>
-        <Button variant="light" onClick={() => void resetSecret()} loading={busy === 'reset'} disabled={!active}>{t('secrets.resetSecret')}</Button>
+        <Title order={3} size="h5">
+          {t('secrets.resetSecret')}
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          {t('secrets.resetSecretHelp')}
+        </Text>
+        <Button variant="light" onClick={() => void resetSecret()} loading={busy === 'reset'} disabled={!active}>
+          {t('secrets.resetSecret')}
+        </Button>
       </Paper>
       <Paper withBorder p="md">
-        <Title order={3} size="h5" c="red">{t('secrets.delete')}</Title>
-        <Text size="sm" c="dimmed" mb="sm">{t('secrets.deleteHelp')}</Text>
+        <Title order={3} size="h5" c="red">
+          {t('secrets.delete')}
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          {t('secrets.deleteHelp')}
+        </Text>
         <Group align="end">
-          <TextInput label={t('secrets.deleteConfirm')} value={confirmation} onChange={(event) => setConfirmation(event.currentTarget.value)} w={260} />
-          <Button color="red" onClick={() => void destroy()} loading={busy === 'delete'} disabled={!active || confirmation !== app.name}>{t('secrets.delete')}</Button>
+          <TextInput
+            label={t('secrets.deleteConfirm')}
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.currentTarget.value)}
+            w={260}
+          />
+          <Button
+            color="red"
+            onClick={() => void destroy()}
+            loading={busy === 'delete'}
+            disabled={!active || confirmation !== app.name}
+          >
+            {t('secrets.delete')}
+          </Button>
         </Group>
       </Paper>
       <SecretsModal credentials={issued} onClose={() => setIssued(null)} />

@@ -24,19 +24,32 @@ export function Layout() {
   const links = [
     { to: '/applications', label: t('nav.applications') },
     { to: '/models', label: t('nav.models') },
-    ...(user?.role === 'admin' ? [{ to: '/admin/users', label: t('nav.users') }, { to: '/admin/system', label: t('nav.system') }] : []),
+    ...(user?.role === 'admin'
+      ? [
+          { to: '/admin/users', label: t('nav.users') },
+          { to: '/admin/system', label: t('nav.system') },
+        ]
+      : []),
   ];
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.menu')} />
-            <Title order={1} size="h4">{t('brand')}</Title>
+            <Title order={1} size="h4">
+              {t('brand')}
+            </Title>
           </Group>
           <Group gap="sm" wrap="nowrap">
             <LanguageSwitch value={i18n.language as Language} />
-            <Text size="sm" visibleFrom="sm" c="dimmed">{user?.email}</Text>
+            <Text size="sm" visibleFrom="sm" c="dimmed">
+              {user?.email}
+            </Text>
             <Button variant="subtle" size="compact-sm" onClick={() => void leave()}>
               {t('nav.signOut')}
             </Button>
@@ -46,7 +59,15 @@ export function Layout() {
       <AppShell.Navbar p="sm" aria-label={t('nav.menu')}>
         <Stack gap={4} component="nav">
           {links.map((link) => (
-            <NavLink key={link.to} component={RouterLink} to={link.to} label={link.label} onClick={close} variant="filled" color="indigo.8" />
+            <NavLink
+              key={link.to}
+              component={RouterLink}
+              to={link.to}
+              label={link.label}
+              onClick={close}
+              variant="filled"
+              color="indigo.8"
+            />
           ))}
         </Stack>
       </AppShell.Navbar>

@@ -76,7 +76,9 @@ export function QuickStart() {
       <Text size="sm">{t('quickStart.intro', { base })}</Text>
       {(['embeddings', 'chat', 'imageEdit'] as const).map((capability) => (
         <Stack key={capability} gap="xs">
-          <Title order={3} size="h5">{t(`quickStart.${capability}`)}</Title>
+          <Title order={3} size="h5">
+            {t(`quickStart.${capability}`)}
+          </Title>
           <Tabs defaultValue="curl">
             <Tabs.List>
               <Tabs.Tab value="curl">curl</Tabs.Tab>
@@ -87,7 +89,11 @@ export function QuickStart() {
               <Tabs.Panel key={language} value={language} pt="xs">
                 <Group justify="end" mb={4}>
                   <CopyButton value={all[capability][language]}>
-                    {({ copied, copy }) => <Button size="compact-xs" variant="light" onClick={copy}>{copied ? t('secrets.copied') : t('secrets.copy')}</Button>}
+                    {({ copied, copy }) => (
+                      <Button size="compact-xs" variant="light" onClick={copy}>
+                        {copied ? t('secrets.copied') : t('secrets.copy')}
+                      </Button>
+                    )}
                   </CopyButton>
                 </Group>
                 <Code block>{all[capability][language]}</Code>

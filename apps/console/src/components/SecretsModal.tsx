@@ -8,27 +8,55 @@ export function SecretsModal({ credentials, onClose }: { credentials: Credential
   const rows = credentials
     ? [
         { label: t('secrets.appId'), value: credentials.app_id, testId: 'secret-app-id' },
-        ...(credentials.api_key ? [{ label: t('secrets.apiKey'), value: credentials.api_key, testId: 'secret-api-key' }] : []),
-        ...(credentials.secret_key ? [{ label: t('secrets.secretKey'), value: credentials.secret_key, testId: 'secret-secret-key' }] : []),
+        ...(credentials.api_key
+          ? [{ label: t('secrets.apiKey'), value: credentials.api_key, testId: 'secret-api-key' }]
+          : []),
+        ...(credentials.secret_key
+          ? [{ label: t('secrets.secretKey'), value: credentials.secret_key, testId: 'secret-secret-key' }]
+          : []),
       ]
     : [];
   return (
-    <Modal opened={credentials !== null} onClose={onClose} title={t('secrets.title')} size="lg" closeOnClickOutside={false} closeButtonProps={{ 'aria-label': t('common.close') }}>
+    <Modal
+      opened={credentials !== null}
+      onClose={onClose}
+      title={t('secrets.title')}
+      size="lg"
+      closeOnClickOutside={false}
+      closeButtonProps={{ 'aria-label': t('common.close') }}
+    >
       <Stack>
-        <Alert color="yellow" role="alert">{t('secrets.warning')}</Alert>
+        <Alert color="yellow" role="alert">
+          {t('secrets.warning')}
+        </Alert>
         {rows.map((row) => (
           <Group key={row.label} align="end" wrap="nowrap">
-            <TextInput label={row.label} value={row.value} readOnly style={{ flex: 1 }} data-testid={row.testId} styles={{ input: { fontFamily: 'monospace' } }} />
+            <TextInput
+              label={row.label}
+              value={row.value}
+              readOnly
+              style={{ flex: 1 }}
+              data-testid={row.testId}
+              styles={{ input: { fontFamily: 'monospace' } }}
+            />
             <CopyButton value={row.value}>
               {({ copied, copy }) => (
-                <Button color={copied ? 'teal.9' : undefined} onClick={copy} aria-label={`${copied ? t('secrets.copied') : t('secrets.copy')} ${row.label}`}>
+                <Button
+                  color={copied ? 'teal.9' : undefined}
+                  onClick={copy}
+                  aria-label={`${copied ? t('secrets.copied') : t('secrets.copy')} ${row.label}`}
+                >
                   {copied ? t('secrets.copied') : t('secrets.copy')}
                 </Button>
               )}
             </CopyButton>
           </Group>
         ))}
-        {credentials?.previous_key_valid_for_seconds ? <Text size="sm" c="dimmed">{t('secrets.rotateHelp')}</Text> : null}
+        {credentials?.previous_key_valid_for_seconds ? (
+          <Text size="sm" c="dimmed">
+            {t('secrets.rotateHelp')}
+          </Text>
+        ) : null}
         <Group justify="end">
           <Button onClick={onClose}>{t('secrets.done')}</Button>
         </Group>

@@ -57,8 +57,14 @@ function byModel(points: UsagePoint[]): (Totals & { model: string })[] {
 
 function csvOf(records: BillingRecordView[]): string {
   const header = 'task_id,model,image_index,unit_price,currency,created_at';
-  const quote = (value: string | number) => (/[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value));
-  return [header, ...records.map((r) => [r.task_id, r.model, r.image_index, r.unit_price, r.currency, r.created_at].map(quote).join(','))].join('\n');
+  const quote = (value: string | number) =>
+    /[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : String(value);
+  return [
+    header,
+    ...records.map((r) =>
+      [r.task_id, r.model, r.image_index, r.unit_price, r.currency, r.created_at].map(quote).join(','),
+    ),
+  ].join('\n');
 }
 
 export default function UsagePanel({ appId }: { appId: string }) {
@@ -68,17 +74,30 @@ export default function UsagePanel({ appId }: { appId: string }) {
   const [from, setFrom] = useState(daysBefore(utcDay(), 29));
   const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
   const usage = useRequest(
-    () => (validRange ? get<{ data: UsagePoint[] }>(`/applications/${appId}/usage?from=${from}&to=${to}`) : Promise.resolve({ data: [] })),
+    () =>
+      validRange
+        ? get<{ data: UsagePoint[] }>(`/applications/${appId}/usage?from=${from}&to=${to}`)
+        : Promise.resolve({ data: [] }),
     [appId, from, to],
   );
   const days = useMemo(() => byDay(usage.data?.data ?? [], from, to), [usage.data, from, to]);
   const models = useMemo(() => byModel(usage.data?.data ?? []), [usage.data]);
-  const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({ records: [], next: null, loading: false });
+  const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({
+    records: [],
+    next: null,
+    loading: false,
+  });
   const loadBilling = async (cursor: string | null) => {
     setBilling((state) => ({ ...state, loading: true }));
     try {
-      const page = await get<Page<BillingRecordView>>(`/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      setBilling((state) => ({ records: cursor ? [...state.records, ...page.data] : page.data, next: page.next, loading: false }));
+      const page = await get<Page<BillingRecordView>>(
+        `/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      setBilling((state) => ({
+        records: cursor ? [...state.records, ...page.data] : page.data,
+        next: page.next,
+        loading: false,
+      }));
     } catch (error) {
       setBilling((state) => ({ ...state, loading: false }));
       notify(t('errors.generic', { message: explain(error) }), 'red');
@@ -86,7 +105,10 @@ export default function UsagePanel({ appId }: { appId: string }) {
   };
   const exportCsv = () => {
     const url = URL.createObjectURL(new Blob([csvOf(billing.records)], { type: 'text/csv' }));
-    const link = Object.assign(document.createElement('a'), { href: url, download: `billing-${appId}-${from}-${to}.csv` });
+    const link = Object.assign(document.createElement('a'), {
+      href: url,
+      download: `billing-${appId}-${from}-${to}.csv`,
+    });
     link.click();
     URL.revokeObjectURL(url);
   };
@@ -94,47 +116,113 @@ export default function UsagePanel({ appId }: { appId: string }) {
   return (
     <Stack>
       <Group align="end">
-        <TextInput label={t('usage.from')} type="date" value={from} max={to} onChange={(event) => setFrom(event.currentTarget.value)} />
-        <TextInput label={t('usage.to')} type="date" value={to} min={from} onChange={(event) => setTo(event.currentTarget.value)} />
+        <TextInput
+          label={t('usage.from')}
+          type="date"
+          value={from}
+          max={to}
+          onChange={(event) => setFrom(event.currentTarget.value)}
+        />
+        <TextInput
+          label={t('usage.to')}
+          type="date"
+          value={to}
+          min={from}
+          onChange={(event) => setTo(event.currentTarget.value)}
+        />
       </Group>
-      {usage.error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(usage.error) })}</Alert>}
+      {usage.error && (
+        <Alert color="red" role="alert">
+          {t('errors.generic', { message: explain(usage.error) })}
+        </Alert>
+      )}
       {!usage.data && !usage.error && <Loader aria-label={t('common.loading')} />}
       {usage.data && (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           <Stack gap={4}>
-            <Title order={3} size="h5">{t('usage.calls')} / {t('usage.errors')}</Title>
-            <LineChart h={220} data={days} dataKey="day" series={[{ name: 'calls', label: t('usage.calls'), color: 'indigo.6' }, { name: 'errors', label: t('usage.errors'), color: 'red.6' }]} withLegend />
+            <Title order={3} size="h5">
+              {t('usage.calls')} / {t('usage.errors')}
+            </Title>
+            <LineChart
+              h={220}
+              data={days}
+              dataKey="day"
+              series={[
+                { name: 'calls', label: t('usage.calls'), color: 'indigo.6' },
+                { name: 'errors', label: t('usage.errors'), color: 'red.6' },
+              ]}
+              withLegend
+            />
           </Stack>
           <Stack gap={4}>
-            <Title order={3} size="h5">{t('usage.tokens')}</Title>
-            <BarChart h={220} data={days} dataKey="day" series={[{ name: 'tokens', label: t('usage.tokens'), color: 'cyan.6' }]} />
+            <Title order={3} size="h5">
+              {t('usage.tokens')}
+            </Title>
+            <BarChart
+              h={220}
+              data={days}
+              dataKey="day"
+              series={[{ name: 'tokens', label: t('usage.tokens'), color: 'cyan.6' }]}
+            />
           </Stack>
           <Stack gap={4}>
-            <Title order={3} size="h5">{t('usage.images')}</Title>
-            <BarChart h={220} data={days} dataKey="day" series={[{ name: 'images', label: t('usage.images'), color: 'grape.6' }]} />
+            <Title order={3} size="h5">
+              {t('usage.images')}
+            </Title>
+            <BarChart
+              h={220}
+              data={days}
+              dataKey="day"
+              series={[{ name: 'images', label: t('usage.images'), color: 'grape.6' }]}
+            />
           </Stack>
           <Stack gap={4}>
-            <Title order={3} size="h5">{t('usage.cost')}</Title>
-            <LineChart h={220} data={days} dataKey="day" series={[{ name: 'cost', label: t('usage.cost'), color: 'teal.6' }]} />
+            <Title order={3} size="h5">
+              {t('usage.cost')}
+            </Title>
+            <LineChart
+              h={220}
+              data={days}
+              dataKey="day"
+              series={[{ name: 'cost', label: t('usage.cost'), color: 'teal.6' }]}
+            />
           </Stack>
         </SimpleGrid>
       )}
-      <Title order={3} size="h4">{t('usage.byModel')}</Title>
+      <Title order={3} size="h4">
+        {t('usage.byModel')}
+      </Title>
       {models.length === 0 ? (
         <Text c="dimmed">{t('usage.noData')}</Text>
       ) : (
         <DataTable
           minWidth={560}
           data-testid="usage-by-model"
-          head={[t('models.model'), t('usage.calls'), t('usage.errors'), t('usage.tokens'), t('usage.images'), t('usage.cost')]}
-          rows={models.map((row) => [row.model, ...[row.calls, row.errors, row.tokens, row.images, row.cost].map((value) => number.format(value))])}
+          head={[
+            t('models.model'),
+            t('usage.calls'),
+            t('usage.errors'),
+            t('usage.tokens'),
+            t('usage.images'),
+            t('usage.cost'),
+          ]}
+          rows={models.map((row) => [
+            row.model,
+            ...[row.calls, row.errors, row.tokens, row.images, row.cost].map((value) => number.format(value)),
+          ])}
         />
       )}
       <Group justify="space-between">
-        <Title order={3} size="h4">{t('usage.billing')}</Title>
+        <Title order={3} size="h4">
+          {t('usage.billing')}
+        </Title>
         <Group>
-          <Button variant="light" onClick={() => void loadBilling(null)} loading={billing.loading}>{t('usage.billing')}</Button>
-          <Button variant="default" onClick={exportCsv} disabled={billing.records.length === 0}>{t('usage.exportCsv')}</Button>
+          <Button variant="light" onClick={() => void loadBilling(null)} loading={billing.loading}>
+            {t('usage.billing')}
+          </Button>
+          <Button variant="default" onClick={exportCsv} disabled={billing.records.length === 0}>
+            {t('usage.exportCsv')}
+          </Button>
         </Group>
       </Group>
       {billing.records.length > 0 && (
@@ -150,7 +238,11 @@ export default function UsagePanel({ appId }: { appId: string }) {
           ])}
         />
       )}
-      {billing.next && <Button variant="subtle" onClick={() => void loadBilling(billing.next)} loading={billing.loading}>{t('usage.more')}</Button>}
+      {billing.next && (
+        <Button variant="subtle" onClick={() => void loadBilling(billing.next)} loading={billing.loading}>
+          {t('usage.more')}
+        </Button>
+      )}
     </Stack>
   );
 }

@@ -10,7 +10,13 @@ import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
 
 // Dark shades: white badge text on them passes WCAG AA contrast (Mantine's darkest orange does not, hence the hex).
-const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = { delivered: 'teal.9', retry: '#b33c00', rejected: 'red.9', gone: 'gray.7', skipped: 'gray.7' };
+const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
+  delivered: 'teal.9',
+  retry: '#b33c00',
+  rejected: 'red.9',
+  gone: 'gray.7',
+  skipped: 'gray.7',
+};
 
 /** The application's webhook delivery attempts, newest first, each task's webhook redeliverable. */
 export function WebhooksPanel({ appId }: { appId: string }) {
@@ -19,10 +25,12 @@ export function WebhooksPanel({ appId }: { appId: string }) {
   const [extra, setExtra] = useState<{ records: WebhookDeliveryView[]; next: string | null } | null>(null);
   const first = useRequest(() => get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50`), [appId]);
   const records = [...(first.data?.data ?? []), ...(extra?.records ?? [])];
-  const next = extra ? extra.next : first.data?.next ?? null;
+  const next = extra ? extra.next : (first.data?.next ?? null);
   const more = async (cursor: string) => {
     try {
-      const page = await get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50&cursor=${encodeURIComponent(cursor)}`);
+      const page = await get<Page<WebhookDeliveryView>>(
+        `/applications/${appId}/webhooks?limit=50&cursor=${encodeURIComponent(cursor)}`,
+      );
       setExtra({ records: [...(extra?.records ?? []), ...page.data], next: page.next });
     } catch (error) {
       notify(t('errors.generic', { message: explain(error) }), 'red');
@@ -36,25 +44,46 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       notify(t('errors.generic', { message: explain(error) }), 'red');
     }
   };
-  if (first.error) return <Alert color="red" role="alert">{t('errors.generic', { message: explain(first.error) })}</Alert>;
+  if (first.error)
+    return (
+      <Alert color="red" role="alert">
+        {t('errors.generic', { message: explain(first.error) })}
+      </Alert>
+    );
   if (!first.data) return <Loader aria-label={t('common.loading')} />;
   if (records.length === 0) return <Text c="dimmed">{t('webhooks.none')}</Text>;
   return (
     <Stack>
       <DataTable
         minWidth={720}
-        head={[t('usage.time'), t('usage.task'), t('webhooks.attempt'), t('webhooks.status'), t('webhooks.httpCode'), t('webhooks.duration'), '']}
+        head={[
+          t('usage.time'),
+          t('usage.task'),
+          t('webhooks.attempt'),
+          t('webhooks.status'),
+          t('webhooks.httpCode'),
+          t('webhooks.duration'),
+          '',
+        ]}
         rows={records.map((delivery) => [
           new Date(delivery.created_at).toLocaleString(i18n.language),
           delivery.task_id,
           delivery.attempt,
-          <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome]}>{t(`webhooks.outcomes.${delivery.outcome}`)}</Badge>,
+          <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome]}>
+            {t(`webhooks.outcomes.${delivery.outcome}`)}
+          </Badge>,
           delivery.http_status ?? '—',
           delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
-          <Button size="compact-xs" variant="light" onClick={() => void redeliver(delivery)}>{t('webhooks.redeliver')}</Button>,
+          <Button size="compact-xs" variant="light" onClick={() => void redeliver(delivery)}>
+            {t('webhooks.redeliver')}
+          </Button>,
         ])}
       />
-      {next && <Button variant="subtle" onClick={() => void more(next)}>{t('usage.more')}</Button>}
+      {next && (
+        <Button variant="subtle" onClick={() => void more(next)}>
+          {t('usage.more')}
+        </Button>
+      )}
     </Stack>
   );
 }

@@ -2,7 +2,14 @@
 export const en = {
   brand: 'Model Gateway',
   language: { label: 'Language', en: 'English', zh: '简体中文' },
-  nav: { applications: 'Applications', models: 'Models', users: 'Users', system: 'System', signOut: 'Sign out', menu: 'Menu' },
+  nav: {
+    applications: 'Applications',
+    models: 'Models',
+    users: 'Users',
+    system: 'System',
+    signOut: 'Sign out',
+    menu: 'Menu',
+  },
   auth: {
     signInTitle: 'Sign in to the console',
     signUpTitle: 'Create your account',
@@ -144,7 +151,13 @@ export const en = {
     redeliver: 'Redeliver',
     queued: 'Redelivery queued',
     none: 'No deliveries in this range.',
-    outcomes: { delivered: 'Delivered', retry: 'Will retry', gone: 'Gone (410)', rejected: 'Rejected', skipped: 'Skipped' },
+    outcomes: {
+      delivered: 'Delivered',
+      retry: 'Will retry',
+      gone: 'Gone (410)',
+      rejected: 'Rejected',
+      skipped: 'Skipped',
+    },
   },
   admin: {
     users: 'Users',

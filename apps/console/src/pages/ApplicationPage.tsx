@@ -27,7 +27,12 @@ export default function ApplicationPage() {
   if (!id) throw new Error('ApplicationPage is routed without an :id');
   const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
   const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
-  if (error) return <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>;
+  if (error)
+    return (
+      <Alert color="red" role="alert">
+        {t('errors.generic', { message: explain(error) })}
+      </Alert>
+    );
   if (!app) return <Loader aria-label={t('common.loading')} />;
   const save = async (input: ApplicationInput) => {
     await patch(`/applications/${id}`, input);
@@ -54,7 +59,9 @@ export default function ApplicationPage() {
         </Tabs.List>
         <Tabs.Panel value="credentials" pt="md">
           <Stack>
-            <Title order={3} size="h4">{t('detail.apiKeys')}</Title>
+            <Title order={3} size="h4">
+              {t('detail.apiKeys')}
+            </Title>
             <DataTable
               minWidth={420}
               head={[t('detail.keyPrefix'), t('apps.status'), t('detail.created'), t('detail.expires')]}

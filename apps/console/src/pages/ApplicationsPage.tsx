@@ -1,26 +1,26 @@
-import { Alert, Anchor, Button, Group, Loader, Progress, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
 import { Link } from 'react-router';
 import { get } from '../api/client';
 import type { Application } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
+import { RequestStatus } from '../components/RequestStatus';
 
 export function ApplicationsPage() {
   const { t, i18n } = useTranslation();
-  const explain = useErrorText();
   const { data, error } = useRequest(() => get<{ data: Application[] }>('/applications'), []);
   const number = new Intl.NumberFormat(i18n.language);
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{t('apps.title')}</Title>
-        <Button component={Link} to="/applications/new">{t('apps.create')}</Button>
+        <Button component={Link} to="/applications/new">
+          {t('apps.create')}
+        </Button>
       </Group>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
-      {!data && !error && <Loader aria-label={t('common.loading')} />}
+      <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && data.data.length === 0 && <Text c="dimmed">{t('apps.empty')}</Text>}
       {data && data.data.length > 0 && (
         <DataTable
@@ -32,11 +32,17 @@ export function ApplicationsPage() {
             const calls = app.calls_today ?? 0;
             const limit = app.daily_call_limit;
             return [
-              <Anchor component={Link} to={`/applications/${app.id}`}>{app.name}</Anchor>,
+              <Anchor component={Link} to={`/applications/${app.id}`}>
+                {app.name}
+              </Anchor>,
               t(`form.types.${app.type}`),
               <Stack gap={2} miw={160}>
-                <Text size="sm">{number.format(calls)} / {limit > 0 ? number.format(limit) : t('apps.unlimited')}</Text>
-                {limit > 0 && <Progress value={Math.min(100, (calls / limit) * 100)} size="sm" aria-label={t('apps.today')} />}
+                <Text size="sm">
+                  {number.format(calls)} / {limit > 0 ? number.format(limit) : t('apps.unlimited')}
+                </Text>
+                {limit > 0 && (
+                  <Progress value={Math.min(100, (calls / limit) * 100)} size="sm" aria-label={t('apps.today')} />
+                )}
               </Stack>,
               <StatusBadge status={app.status} />,
             ];

@@ -1,4 +1,16 @@
-import { Alert, Anchor, Button, Center, Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Center,
+  Group,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { isEmail, hasLength, useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -35,7 +47,9 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
           <Text fw={700}>{t('brand')}</Text>
           <LanguageSwitch value={i18n.language as Language} />
         </Group>
-        <Title order={1} size="h3" mb="lg">{title}</Title>
+        <Title order={1} size="h3" mb="lg">
+          {title}
+        </Title>
         {children}
       </Paper>
     </Center>
@@ -48,29 +62,30 @@ export function SignInPage() {
   const navigate = useNavigate();
   const location = useLocation();
   const form = useCredentialsForm();
-  const [problem, setProblem] = useState<string | null>(null);
-  const explain = useErrorText();
-  const submit = form.onSubmit(async ({ email, password }) => {
-    setProblem(null);
-    try {
-      await signIn(email, password);
-      navigate((location.state as { from?: string } | null)?.from ?? '/applications', { replace: true });
-    } catch (error) {
-      setProblem(explain(error));
-    }
-  });
+  const send = async ({ email, password }: Credentials) => {
+    await signIn(email, password);
+    navigate((location.state as { from?: string } | null)?.from ?? '/applications', { replace: true });
+  };
   return (
-    <AuthFrame title={t('auth.signInTitle')}>
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {problem && <Alert color="red" role="alert">{problem}</Alert>}
-          <TextInput label={t('auth.email')} type="email" autoComplete="username" required key={form.key('email')} {...form.getInputProps('email')} />
-          <PasswordInput label={t('auth.password')} autoComplete="current-password" required key={form.key('password')} {...form.getInputProps('password')} />
-          <Button type="submit" loading={form.submitting}>{t('auth.signIn')}</Button>
-          <Anchor component={Link} to="/sign-up" size="sm">{t('auth.toSignUp')}</Anchor>
-        </Stack>
-      </form>
-    </AuthFrame>
+    <CredentialsPage
+      title={t('auth.signInTitle')}
+      form={form}
+      send={send}
+      submitLabel={t('auth.signIn')}
+      footer={
+        <Anchor component={Link} to="/sign-up" size="sm">
+          {t('auth.toSignUp')}
+        </Anchor>
+      }
+    >
+      <PasswordInput
+        label={t('auth.password')}
+        autoComplete="current-password"
+        required
+        key={form.key('password')}
+        {...form.getInputProps('password')}
+      />
+    </CredentialsPage>
   );
 }
 
@@ -80,27 +95,84 @@ export function SignUpPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const form = useCredentialsForm(params.get('invitation') ?? '');
+  const send = async ({ email, password, invitation }: Credentials) => {
+    await signUp(email, password, invitation.trim() || undefined);
+    navigate('/applications', { replace: true });
+  };
+  return (
+    <CredentialsPage
+      title={t('auth.signUpTitle')}
+      form={form}
+      send={send}
+      submitLabel={t('auth.signUp')}
+      footer={
+        <Anchor component={Link} to="/sign-in" size="sm">
+          {t('auth.toSignIn')}
+        </Anchor>
+      }
+    >
+      <PasswordInput
+        label={t('auth.password')}
+        description={t('auth.passwordHint')}
+        autoComplete="new-password"
+        required
+        key={form.key('password')}
+        {...form.getInputProps('password')}
+      />
+      <TextInput label={t('auth.invitation')} key={form.key('invitation')} {...form.getInputProps('invitation')} />
+    </CredentialsPage>
+  );
+}
+
+/** Both pages: the email field, the page's own fields, and the server's refusal above them. */
+function CredentialsPage({
+  title,
+  form,
+  send,
+  submitLabel,
+  footer,
+  children,
+}: {
+  title: string;
+  form: ReturnType<typeof useCredentialsForm>;
+  send: (values: Credentials) => Promise<void>;
+  submitLabel: string;
+  footer: React.ReactNode;
+  children: React.ReactNode;
+}) {
+  const { t } = useTranslation();
   const [problem, setProblem] = useState<string | null>(null);
   const explain = useErrorText();
-  const submit = form.onSubmit(async ({ email, password, invitation }) => {
+  const submit = form.onSubmit(async (values) => {
     setProblem(null);
     try {
-      await signUp(email, password, invitation.trim() || undefined);
-      navigate('/applications', { replace: true });
+      await send(values);
     } catch (error) {
       setProblem(explain(error));
     }
   });
   return (
-    <AuthFrame title={t('auth.signUpTitle')}>
+    <AuthFrame title={title}>
       <form onSubmit={submit} noValidate>
         <Stack>
-          {problem && <Alert color="red" role="alert">{problem}</Alert>}
-          <TextInput label={t('auth.email')} type="email" autoComplete="username" required key={form.key('email')} {...form.getInputProps('email')} />
-          <PasswordInput label={t('auth.password')} description={t('auth.passwordHint')} autoComplete="new-password" required key={form.key('password')} {...form.getInputProps('password')} />
-          <TextInput label={t('auth.invitation')} key={form.key('invitation')} {...form.getInputProps('invitation')} />
-          <Button type="submit" loading={form.submitting}>{t('auth.signUp')}</Button>
-          <Anchor component={Link} to="/sign-in" size="sm">{t('auth.toSignIn')}</Anchor>
+          {problem && (
+            <Alert color="red" role="alert">
+              {problem}
+            </Alert>
+          )}
+          <TextInput
+            label={t('auth.email')}
+            type="email"
+            autoComplete="username"
+            required
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
+          {children}
+          <Button type="submit" loading={form.submitting}>
+            {submitLabel}
+          </Button>
+          {footer}
         </Stack>
       </form>
     </AuthFrame>

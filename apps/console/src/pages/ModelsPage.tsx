@@ -1,9 +1,9 @@
-import { Alert, Badge, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { Badge, Group, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
 import { get } from '../api/client';
 import { useRequest } from '../api/use-request';
 import { DataTable } from '../components/DataTable';
+import { RequestStatus } from '../components/RequestStatus';
 
 interface CatalogModel {
   id: string;
@@ -18,31 +18,45 @@ interface CatalogModel {
 }
 
 function describe(values: Record<string, unknown>): string {
-  return Object.entries(values).map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`).join(' · ');
+  return Object.entries(values)
+    .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
+    .join(' · ');
 }
 
 /** The catalog of config/models.yaml: capability, aliases and snapshots, limits and prices. */
 export default function ModelsPage() {
   const { t } = useTranslation();
-  const explain = useErrorText();
   const { data, error } = useRequest(() => get<{ currency: string; data: CatalogModel[] }>('/models'), []);
   return (
     <Stack>
       <Title order={2}>{t('models.title')}</Title>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
-      {!data && !error && <Loader aria-label={t('common.loading')} />}
+      <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && (
         <DataTable
           minWidth={760}
           striped
-          head={[t('models.model'), t('models.capability'), t('models.aliases'), t('models.limits'), `${t('models.price')} (${data.currency})`]}
+          head={[
+            t('models.model'),
+            t('models.capability'),
+            t('models.aliases'),
+            t('models.limits'),
+            `${t('models.price')} (${data.currency})`,
+          ]}
           rows={data.data.map((model) => [
             <Group gap={6}>
-              <Text size="sm" ff="monospace">{model.id}</Text>
-              {model.deprecated && <Badge color="orange.9" variant="filled">{model.deprecated}</Badge>}
+              <Text size="sm" ff="monospace">
+                {model.id}
+              </Text>
+              {model.deprecated && (
+                <Badge color="orange.9" variant="filled">
+                  {model.deprecated}
+                </Badge>
+              )}
             </Group>,
             model.capability,
-            <Text size="sm" ff="monospace">{[...model.aliases, ...model.snapshots].join(', ') || '—'}</Text>,
+            <Text size="sm" ff="monospace">
+              {[...model.aliases, ...model.snapshots].join(', ') || '—'}
+            </Text>,
             <Text size="sm">{describe(model.limits) || '—'}</Text>,
             <Text size="sm">{describe(model.price) || '—'}</Text>,
           ])}

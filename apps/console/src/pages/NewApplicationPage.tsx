@@ -12,16 +12,24 @@ export default function NewApplicationPage() {
   const navigate = useNavigate();
   const [created, setCreated] = useState<(Application & { credentials: Credentials }) | null>(null);
   const create = async (input: ApplicationInput) => {
-    setCreated(await post<Application & { credentials: Credentials }>('/applications', { ...input, callback_url: input.callback_url || undefined }));
+    setCreated(
+      await post<Application & { credentials: Credentials }>('/applications', {
+        ...input,
+        callback_url: input.callback_url || undefined,
+      }),
+    );
   };
   return (
     <Stack>
       <Title order={2}>{t('form.createTitle')}</Title>
       <ApplicationForm initial={EMPTY_APPLICATION} submitLabel={t('form.create')} onSubmit={create} />
-      <SecretsModal credentials={created?.credentials ?? null} onClose={() => {
+      <SecretsModal
+        credentials={created?.credentials ?? null}
+        onClose={() => {
           // The modal opens only once the application exists.
           if (created) navigate(`/applications/${created.id}`);
-        }} />
+        }}
+      />
     </Stack>
   );
 }

@@ -5,13 +5,13 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { Logger } from 'pino';
 import { MaintenancePass } from '../tasks/maintenance-pass.service';
-import { TaskProcessor } from '../tasks/task-processor';
+import { QueueProcessor } from './queue-processor';
 
 const EXPIRE_FILES = 'expire-files';
 
 /** Housekeeping (MaintenancePass) on a BullMQ job scheduler: however many workers run, one pass happens per interval. */
 @Injectable()
-export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance>, OnApplicationBootstrap {
+export class MaintenanceProcessor implements QueueProcessor<QueueName.Maintenance>, OnApplicationBootstrap {
   readonly queue = QueueName.Maintenance;
   readonly concurrency = 1;
 
@@ -33,6 +33,7 @@ export class MaintenanceProcessor implements TaskProcessor<QueueName.Maintenance
   async process(job: Job<MaintenanceJob>): Promise<void> {
     if (job.data.kind !== 'expire-files') return;
     const deleted = await this.pass.run();
-    if (Object.values(deleted).some((count) => count > 0)) this.logger.info(deleted, 'expired files, result bodies and old webhook attempts deleted');
+    if (Object.values(deleted).some((count) => count > 0))
+      this.logger.info(deleted, 'expired files, result bodies and old webhook attempts deleted');
   }
 }

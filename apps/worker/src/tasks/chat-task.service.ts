@@ -2,9 +2,9 @@ import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { Pricing } from '@gateway/metering';
 import { ChatAnswer, ChatCall, ChatChunk, ProviderRouter, RoutedAnswer } from '@gateway/providers';
-import { ChatJob, TaskStreams } from '@gateway/queue';
+import { ChatJob, ChunkStreams, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
-import { ExecutedTask } from './task-processor';
+import { ExecutedTask, TaskService } from './task-service';
 
 /**
  * A chat completion through the model's routes, answered in the OpenAI shape. With `stream`, each chunk is also
@@ -12,19 +12,25 @@ import { ExecutedTask } from './task-processor';
  * result, so GET /v1/tasks shows it like any other.
  */
 @Injectable()
-export class ChatTaskService {
+export class ChatTaskService implements TaskService<QueueName.Chat> {
   constructor(
     private readonly catalog: CatalogService,
     private readonly router: ProviderRouter,
     private readonly pricing: Pricing,
-    private readonly streams: TaskStreams,
+    private readonly streams: ChunkStreams,
   ) {}
 
   async execute(job: ChatJob): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
-    const answer = job.stream ? await this.stream(spec.id, job, job.stream) : await this.router.chat(spec.id, chatCall(job));
+    const answer = job.stream
+      ? await this.stream(spec.id, job, job.stream)
+      : await this.router.chat(spec.id, chatCall(job));
     const { content, finishReason, promptTokens, completionTokens } = answer.value;
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
     return {
       body: JSON.stringify({
         id: completionId(job),
@@ -45,7 +51,11 @@ export class ChatTaskService {
    * Chunks carry our completion id and the model id the caller used; the usage chunk goes out only if asked for.
    * A client that went away stops generation at the next chunk.
    */
-  private async stream(modelId: string, job: ChatJob, options: NonNullable<ChatJob['stream']>): Promise<RoutedAnswer<ChatAnswer>> {
+  private async stream(
+    modelId: string,
+    job: ChatJob,
+    options: NonNullable<ChatJob['stream']>,
+  ): Promise<RoutedAnswer<ChatAnswer>> {
     const stop = new AbortController();
     const forward = async (chunk: ChatChunk) => {
       if (chunk.usage && (chunk.choices?.length ?? 0) === 0 && !options.includeUsage) return;
@@ -58,7 +68,10 @@ export class ChatTaskService {
       await this.streams.append(job.taskId, { done: true });
       return answer;
     } catch (error) {
-      const failure = error instanceof GatewayError ? error : new GatewayError('InternalError', 'the stream failed inside the gateway');
+      const failure =
+        error instanceof GatewayError
+          ? error
+          : new GatewayError('InternalError', 'the stream failed inside the gateway');
       await this.streams.append(job.taskId, { error: failure.toJSON() }).catch(() => undefined);
       throw error;
     }
@@ -66,7 +79,15 @@ export class ChatTaskService {
 }
 
 function chatCall(job: ChatJob): ChatCall {
-  return { messages: job.messages, maxTokens: job.maxTokens, temperature: job.temperature, topP: job.topP, stop: job.stop, seed: job.seed, user: job.user };
+  return {
+    messages: job.messages,
+    maxTokens: job.maxTokens,
+    temperature: job.temperature,
+    topP: job.topP,
+    stop: job.stop,
+    seed: job.seed,
+    user: job.user,
+  };
 }
 
 function completionId(job: ChatJob): string {

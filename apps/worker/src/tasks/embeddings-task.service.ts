@@ -3,14 +3,18 @@ import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { Pricing } from '@gateway/metering';
 import { ProviderRouter } from '@gateway/providers';
-import { EmbeddingsJob } from '@gateway/queue';
+import { EmbeddingsJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
-import { ExecutedTask } from './task-processor';
+import { ExecutedTask, TaskService } from './task-service';
 
 /** Embeds a batch through the model's routes and shapes the OpenAI-compatible response. */
 @Injectable()
-export class EmbeddingsTaskService {
-  constructor(private readonly catalog: CatalogService, private readonly router: ProviderRouter, private readonly pricing: Pricing) {}
+export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly router: ProviderRouter,
+    private readonly pricing: Pricing,
+  ) {}
 
   async execute(job: EmbeddingsJob): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
@@ -43,7 +47,10 @@ export class EmbeddingsTaskService {
 function fitDimensions(vector: number[], dimensions: number, index: number): number[] {
   if (vector.length === dimensions) return vector;
   if (vector.length < dimensions) {
-    throw new GatewayError('UpstreamError', `the upstream returned ${vector.length} dimensions for input ${index}, ${dimensions} were asked`);
+    throw new GatewayError(
+      'UpstreamError',
+      `the upstream returned ${vector.length} dimensions for input ${index}, ${dimensions} were asked`,
+    );
   }
   const head = vector.slice(0, dimensions);
   const norm = Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)) || 1;

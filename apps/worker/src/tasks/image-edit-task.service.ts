@@ -3,11 +3,11 @@ import { AppConfig, GatewayError } from '@gateway/common';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
 import { countTokens, ProviderRouter } from '@gateway/providers';
-import { ImageEditJob } from '@gateway/queue';
+import { ImageEditJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
 import { ImageInputs } from './image-inputs.service';
-import { ExecutedTask } from './task-processor';
+import { ExecutedTask, TaskService } from './task-service';
 
 const SEED_SPACE = 2147483648;
 
@@ -23,7 +23,7 @@ interface DeliveredImage {
  * fails on its own), store each in GridFS behind a signed URL and bill it once (docs/contracts.md).
  */
 @Injectable()
-export class ImageEditTaskService {
+export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
   constructor(
     private readonly config: AppConfig,
     private readonly catalog: CatalogService,
@@ -34,6 +34,11 @@ export class ImageEditTaskService {
     private readonly pricing: Pricing,
     private readonly billing: ImageBilling,
   ) {}
+
+  /** A retryable failure runs again and needs its inputs; once the job is final they go. */
+  cleanUp(job: ImageEditJob): Promise<void> {
+    return this.inputs.discard(job);
+  }
 
   async execute(job: ImageEditJob): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
@@ -48,7 +53,10 @@ export class ImageEditTaskService {
     const providerMs = performance.now() - started;
     // A provider's refusal fails its image only; anything else (storage, database) fails the attempt, which BullMQ
     // retries, and stored images and bills repeat idempotently.
-    const broken = attempts.find((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected' && !(attempt.reason instanceof GatewayError));
+    const broken = attempts.find(
+      (attempt): attempt is PromiseRejectedResult =>
+        attempt.status === 'rejected' && !(attempt.reason instanceof GatewayError),
+    );
     if (broken) throw broken.reason;
     const delivered = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     if (delivered.length === 0) throw firstFailure(attempts);
@@ -58,8 +66,14 @@ export class ImageEditTaskService {
     return {
       body: JSON.stringify({
         created: Math.floor(Date.now() / 1000),
-        data: delivered.map((image) => ({ url: job.publicBaseUrl + this.signer.path(image.fileId, expiresAt), revised_prompt: image.revisedPrompt })),
-        usage: { image_count: delivered.length, ...(delivered.length < job.n ? { failed_count: job.n - delivered.length } : {}) },
+        data: delivered.map((image) => ({
+          url: job.publicBaseUrl + this.signer.path(image.fileId, expiresAt),
+          revised_prompt: image.revisedPrompt,
+        })),
+        usage: {
+          image_count: delivered.length,
+          ...(delivered.length < job.n ? { failed_count: job.n - delivered.length } : {}),
+        },
       }),
       usage,
       provider: delivered[0].provider,
@@ -69,9 +83,21 @@ export class ImageEditTaskService {
   }
 
   /** Output `index`: a seeded variation, the same image whenever the job runs again. */
-  private async generate(spec: ModelSpec, job: ImageEditJob, images: DecodedImage[], output: OutputSize, index: number, expiresAt: Date): Promise<DeliveredImage> {
+  private async generate(
+    spec: ModelSpec,
+    job: ImageEditJob,
+    images: DecodedImage[],
+    output: OutputSize,
+    index: number,
+    expiresAt: Date,
+  ): Promise<DeliveredImage> {
     const answer = await this.router.editImage(spec.id, {
-      images: images.map((image) => ({ data: image.data, mime: mimeOf(image), width: image.width, height: image.height })),
+      images: images.map((image) => ({
+        data: image.data,
+        mime: mimeOf(image),
+        width: image.width,
+        height: image.height,
+      })),
       prompt: job.prompt,
       negativePrompt: job.negativePrompt,
       size: job.size,
@@ -88,7 +114,6 @@ export class ImageEditTaskService {
     await this.billing.billImage(job, spec, index);
     return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
   }
-
 }
 
 /** Every output is a PNG of exactly the promised size, whatever the upstream returned (docs/contracts.md). */

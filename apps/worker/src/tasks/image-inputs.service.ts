@@ -1,16 +1,33 @@
-import { GatewayError } from '@gateway/common';
+import { GatewayError, LOGGER } from '@gateway/common';
 import { DecodedImage, ImageInputError, ImageStore, decodeImage } from '@gateway/imaging';
 import { FetchFailedError, SafeFetcher, UnsafeUrlError } from '@gateway/outbound';
-import { ImageEditJob, imageParam, ImageInputRef } from '@gateway/queue';
-import { Injectable } from '@nestjs/common';
+import { ImageEditJob, imageParam, ImageInputRef, storedInputsOf } from '@gateway/queue';
+import { Inject, Injectable } from '@nestjs/common';
+import { Logger } from 'pino';
 
 /** Turns a job's image references into decoded images; any image that cannot be had is the caller's 400, naming it. */
 @Injectable()
 export class ImageInputs {
-  constructor(private readonly store: ImageStore, private readonly fetcher: SafeFetcher) {}
+  constructor(
+    private readonly store: ImageStore,
+    private readonly fetcher: SafeFetcher,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   load(job: ImageEditJob): Promise<DecodedImage[]> {
     return Promise.all(job.images.map((ref, index) => this.loadOne(ref, imageParam(job.imageIndexes[index] ?? index))));
+  }
+
+  /** Deletes the job's stored images once it will not run again. */
+  async discard(job: ImageEditJob): Promise<void> {
+    const stored = storedInputsOf(job);
+    if (stored.length === 0) return;
+    // The maintenance sweep deletes what this misses once IMAGE_INPUT_TTL has passed.
+    await this.store
+      .deleteInputs(stored)
+      .catch((error) =>
+        this.logger.warn({ taskId: job.taskId, err: (error as Error).message }, 'could not delete stored inputs'),
+      );
   }
 
   private async loadOne(ref: ImageInputRef, param: string): Promise<DecodedImage> {

@@ -26,7 +26,10 @@ export class MaintenancePass {
   /** One maintenance pass; returns how many of each kind it deleted. */
   async run(now = Date.now()): Promise<{ images: number; inputs: number; results: number; deliveries: number }> {
     const deadline = now + PASS_BUDGET_MS;
-    const files = await this.store.deleteExpired(Math.max(this.config.IMAGE_URL_TTL, this.config.IMAGE_INPUT_TTL) * 1000, new Date(now));
+    const files = await this.store.deleteExpired(
+      Math.max(this.config.IMAGE_URL_TTL, this.config.IMAGE_INPUT_TTL) * 1000,
+      new Date(now),
+    );
     const results = await this.feedSweeper.sweep({
       name: 'task-results',
       feed: 'tasks',

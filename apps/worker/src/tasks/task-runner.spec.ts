@@ -2,16 +2,22 @@ import { GatewayError } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
 import { UsageRollups } from '@gateway/metering';
 import { MetricsService } from '@gateway/metrics';
-import { EmbeddingsJob, OutcomeStore, QueueName, TaskOutcome } from '@gateway/queue';
+import { EmbeddingsJob, OutcomeDelivery, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
-import { ExecutedTask } from './task-processor';
+import { ExecutedTask } from './task-service';
 import { TaskRunner } from './task-runner.service';
 
 /** Every side effect of a run, in the order it happened. */
-type Step = ['settle', number] | ['deliver', TaskOutcome] | ['record', Record<string, unknown>] | ['webhook', string] | ['forget'] | ['rollup', Record<string, number>];
+type Step =
+  | ['settle', number]
+  | ['deliver', TaskOutcome]
+  | ['record', Record<string, unknown>]
+  | ['webhook', string]
+  | ['forget']
+  | ['rollup', Record<string, number>];
 
 function fakes(steps: Step[]) {
   return {
@@ -20,9 +26,13 @@ function fakes(steps: Step[]) {
       deliver: async (_taskId: string, outcome: TaskOutcome) => void steps.push(['deliver', outcome]),
       forget: async () => void steps.push(['forget']),
     },
-    limits: { settle: async (_appId: string, _admission: unknown, tokens: number) => void steps.push(['settle', tokens]) },
+    limits: {
+      settle: async (_appId: string, _admission: unknown, tokens: number) => void steps.push(['settle', tokens]),
+    },
     rollups: { add: (_key: unknown, counts: Record<string, number>) => void steps.push(['rollup', counts]) },
-    webhookJobs: { enqueue: async (_appId: string, _taskId: string, event: string) => void steps.push(['webhook', event]) },
+    webhookJobs: {
+      enqueue: async (_appId: string, _taskId: string, event: string) => void steps.push(['webhook', event]),
+    },
   };
 }
 
@@ -43,7 +53,13 @@ const payload: EmbeddingsJob = {
 
 /** A BullMQ job as a worker holds it on its `attempt`th try of `attempts`. */
 function jobOn(attempt: number, attempts = 3): Job<EmbeddingsJob> {
-  return { data: payload, timestamp: Date.now(), attemptsStarted: attempt, attemptsMade: attempt - 1, opts: { attempts } } as unknown as Job<EmbeddingsJob>;
+  return {
+    data: payload,
+    timestamp: Date.now(),
+    attemptsStarted: attempt,
+    attemptsMade: attempt - 1,
+    opts: { attempts },
+  } as unknown as Job<EmbeddingsJob>;
 }
 
 const executed: ExecutedTask = {
@@ -63,7 +79,7 @@ describe('TaskRunner', () => {
     const f = fakes(steps);
     runner = new TaskRunner(
       f.tasks as unknown as TasksRepository,
-      f.outcomes as unknown as OutcomeStore,
+      f.outcomes as unknown as OutcomeDelivery,
       f.limits as unknown as LimitsService,
       f.rollups as unknown as UsageRollups,
       new MetricsService(),
@@ -75,11 +91,19 @@ describe('TaskRunner', () => {
   const names = () => steps.map(([name]) => name);
 
   it('settles the limits, answers the caller, then records, announces and counts a success', async () => {
-    await expect(runner.run(QueueName.Embeddings, jobOn(1), async () => executed)).resolves.toEqual({ status: 'succeeded' });
+    await expect(runner.run(QueueName.Embeddings, jobOn(1), async () => executed)).resolves.toEqual({
+      status: 'succeeded',
+    });
     expect(names()).toEqual(['settle', 'deliver', 'record', 'webhook', 'forget', 'rollup']);
     expect(steps[0]).toEqual(['settle', 5]);
     expect(steps[1][1]).toMatchObject({ ok: true, body: executed.body, provider: 'primary', cost: 0.0001 });
-    expect(steps[2][1]).toMatchObject({ _id: 'task_1', status: 'succeeded', attempts: 1, result: executed.body, day: '2026-11-24' });
+    expect(steps[2][1]).toMatchObject({
+      _id: 'task_1',
+      status: 'succeeded',
+      attempts: 1,
+      result: executed.body,
+      day: '2026-11-24',
+    });
     expect(steps[3]).toEqual(['webhook', 'task.succeeded']);
     expect(steps[5][1]).toMatchObject({ calls: 1, errors: 0, promptTokens: 5 });
   });
@@ -110,7 +134,10 @@ describe('TaskRunner', () => {
     });
     await expect(crashed).rejects.toBeInstanceOf(UnrecoverableError);
     const delivered = steps.find(([name]) => name === 'deliver')![1] as TaskOutcome;
-    expect(delivered).toMatchObject({ ok: false, error: { code: 'InternalError', message: 'the task failed inside the gateway' } });
+    expect(delivered).toMatchObject({
+      ok: false,
+      error: { code: 'InternalError', message: 'the task failed inside the gateway' },
+    });
     expect(JSON.stringify(delivered)).not.toContain('secret detail');
     expect(steps.find(([name]) => name === 'record')![1]).toMatchObject({ status: 'failed', attempts: 3 });
   });
@@ -119,5 +146,18 @@ describe('TaskRunner', () => {
     const quiet = { ...jobOn(1), data: { ...payload, notify: false } } as unknown as Job<EmbeddingsJob>;
     await runner.run(QueueName.Embeddings, quiet, async () => executed);
     expect(names()).not.toContain('webhook');
+  });
+
+  it('lets a task service free what a job kept for its reruns only once the job will not run again', async () => {
+    const cleanUp = jest.fn(() => Promise.resolve());
+    const crashing = { execute: () => Promise.reject(new Error('socket hang up')), cleanUp };
+    await expect(runner.runTask(QueueName.Embeddings, jobOn(2, 3), crashing)).rejects.toThrow('socket hang up');
+    expect(cleanUp).not.toHaveBeenCalled();
+    await expect(runner.runTask(QueueName.Embeddings, jobOn(3, 3), crashing)).rejects.toBeInstanceOf(
+      UnrecoverableError,
+    );
+    expect(cleanUp).toHaveBeenCalledWith(payload);
+    await runner.runTask(QueueName.Embeddings, jobOn(1), { execute: () => Promise.resolve(executed), cleanUp });
+    expect(cleanUp).toHaveBeenCalledTimes(2);
   });
 });

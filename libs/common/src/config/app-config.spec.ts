@@ -4,7 +4,11 @@ const MASTER_KEY = 'b'.repeat(64);
 
 describe('loadConfig', () => {
   it('applies defaults and reads upstreams from UPSTREAM_<NAME>_BASE_URL / _API_KEY', () => {
-    const config = loadConfig({ MASTER_KEY, UPSTREAM_MY_VLLM_BASE_URL: 'http://10.0.0.5:8000/v1/', UPSTREAM_MY_VLLM_API_KEY: 'k' });
+    const config = loadConfig({
+      MASTER_KEY,
+      UPSTREAM_MY_VLLM_BASE_URL: 'http://10.0.0.5:8000/v1/',
+      UPSTREAM_MY_VLLM_API_KEY: 'k',
+    });
     expect(config.SYNC_TIMEOUT_MS).toBe(300_000);
     expect(config.upstreams.my_vllm).toEqual({ baseUrl: 'http://10.0.0.5:8000/v1', apiKey: 'k' });
   });
@@ -13,6 +17,31 @@ describe('loadConfig', () => {
     const attempt = () => loadConfig({ MASTER_KEY: 'short', API_PORT: 'x' });
     expect(attempt).toThrow(/MASTER_KEY must be 64 hex characters/);
     expect(attempt).toThrow(/API_PORT must be an integer/);
+  });
+
+  it('reads the deprecated QUEUE_PREFIX as REDIS_PREFIX when REDIS_PREFIX is unset, with a warning', () => {
+    const config = loadConfig({ MASTER_KEY, QUEUE_PREFIX: 'legacy' });
+    expect(config.REDIS_PREFIX).toBe('legacy');
+    expect(config.startupWarnings).toEqual([
+      'QUEUE_PREFIX is deprecated; rename it to REDIS_PREFIX (same value, same meaning)',
+    ]);
+  });
+
+  it('prefers REDIS_PREFIX over QUEUE_PREFIX and says QUEUE_PREFIX is ignored', () => {
+    const config = loadConfig({ MASTER_KEY, REDIS_PREFIX: 'current', QUEUE_PREFIX: 'legacy' });
+    expect(config.REDIS_PREFIX).toBe('current');
+    expect(config.startupWarnings).toEqual([
+      'QUEUE_PREFIX is ignored because REDIS_PREFIX is set; remove QUEUE_PREFIX',
+    ]);
+  });
+
+  it('defaults REDIS_PREFIX to gw with no warning, and checks it like any setting', () => {
+    const config = loadConfig({ MASTER_KEY });
+    expect(config.REDIS_PREFIX).toBe('gw');
+    expect(config.startupWarnings).toEqual([]);
+    expect(() => loadConfig({ MASTER_KEY, QUEUE_PREFIX: 'a:b' })).toThrow(
+      /REDIS_PREFIX may hold letters, digits, _ and -/,
+    );
   });
 
   it('parses WORKER_QUEUES', () => {

@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Env } from './env';
+import { readRenamedSettings } from './renamed-settings';
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -15,6 +16,8 @@ const UPSTREAM_BASE_URL = /^UPSTREAM_([A-Z0-9_]+)_BASE_URL$/;
 export class AppConfig extends Env {
   /** Upstreams by lower-case name, from UPSTREAM_<NAME>_BASE_URL / UPSTREAM_<NAME>_API_KEY. */
   upstreams: Record<string, UpstreamConfig>;
+  /** Logged at start-up, never fatal: a setting read under its former name, for one. */
+  startupWarnings: string[];
 
   get workerQueues(): string[] | 'all' {
     return this.WORKER_QUEUES === 'all' ? 'all' : this.WORKER_QUEUES.split(',');
@@ -26,7 +29,7 @@ export class AppConfig extends Env {
  * tests run several differently configured instances in one process without touching `process.env`.
  */
 export function loadConfig(overrides: EnvSource = {}): AppConfig {
-  const source: EnvSource = { ...process.env, ...overrides };
+  const { source, warnings } = readRenamedSettings({ ...process.env, ...overrides });
   const config = plainToInstance(AppConfig, source, { excludeExtraneousValues: false });
   const errors = validateSync(config, { whitelist: false });
   if (errors.length > 0) {
@@ -34,6 +37,7 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
     throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   config.upstreams = readUpstreams(source);
+  config.startupWarnings = warnings;
   return config;
 }
 

@@ -1,5 +1,10 @@
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+// Shared with the scripts (scripts/processes.js), which start the embedded Redis and database on these ports.
+import DEFAULT_PORTS from './default-ports.json';
+
+/** When webhook attempts happen unless WEBHOOK_RETRY_SCHEDULE says otherwise: 10 attempts over about 3 days (docs/contracts.md). */
+export const DEFAULT_WEBHOOK_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
 
 /** Every environment variable the gateway reads, with its default and its rule. */
 export class Env {
@@ -12,43 +17,58 @@ export class Env {
   @IsString()
   API_HOST = '127.0.0.1';
 
-  @Type(() => Number) @IsInt() @Min(0) @Max(65535)
-  API_PORT = 3000;
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  API_PORT = DEFAULT_PORTS.api;
 
   @IsString()
   WORKER_HOST = '127.0.0.1';
 
   /** The worker serves /health and /metrics here. */
-  @Type(() => Number) @IsInt() @Min(0) @Max(65535)
-  WORKER_PORT = 3001;
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_PORT = DEFAULT_PORTS.worker;
 
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
-  REDIS_URL = 'redis://127.0.0.1:6390';
+  REDIS_URL = `redis://127.0.0.1:${DEFAULT_PORTS.redis}`;
 
   @Matches(/^mongodb(\+srv)?:\/\//, { message: 'MONGODB_URI must be a mongodb:// URL' })
-  MONGODB_URI = 'mongodb://127.0.0.1:27027/gateway';
+  MONGODB_URI = `mongodb://127.0.0.1:${DEFAULT_PORTS.mongodb}/gateway`;
 
   /** 32 bytes as 64 hex characters; encrypts Secret Keys at rest (AES-256-GCM). */
   @Matches(/^[0-9a-fA-F]{64}$/, { message: 'MASTER_KEY must be 64 hex characters (32 random bytes)' })
   MASTER_KEY: string;
 
-  /** Prefix of every BullMQ key and reply channel; lets several deployments share one Redis. */
-  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'QUEUE_PREFIX may hold letters, digits, _ and -' })
-  QUEUE_PREFIX = 'gw';
+  /**
+   * Prefix of every Redis key and channel, BullMQ's included (docs/contracts.md#redis-keys); lets several deployments
+   * share one Redis. Read from QUEUE_PREFIX, its former name, when unset (renamed-settings.ts).
+   */
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'REDIS_PREFIX may hold letters, digits, _ and -' })
+  REDIS_PREFIX = 'gw';
 
   @IsString()
   MODELS_CONFIG = 'config/models.yaml';
 
   /** How long a synchronous call holds the connection before answering 504 with the task id. */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
   SYNC_TIMEOUT_MS = 300_000;
 
   /** Safety net under the reply channel: pending waits re-check their task this often. */
-  @Type(() => Number) @IsInt() @Min(50)
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
   WAIT_RECHECK_INTERVAL_MS = 5_000;
 
   /** Largest accepted HTTP body. */
-  @Type(() => Number) @IsInt() @Min(1024)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
   BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
   /**
@@ -59,84 +79,124 @@ export class Env {
   CONSOLE_SIGNUP: 'open' | 'invite' | 'closed' = 'invite';
 
   /** Comma-separated queue names this worker serves, or `all`. */
-  @Matches(/^(all|[a-z-]+(,[a-z-]+)*)$/, { message: 'WORKER_QUEUES must be `all` or a comma-separated list of queue names' })
+  @Matches(/^(all|[a-z-]+(,[a-z-]+)*)$/, {
+    message: 'WORKER_QUEUES must be `all` or a comma-separated list of queue names',
+  })
   WORKER_QUEUES = 'all';
 
   /** Jobs one worker process runs at once per queue (upstream calls are I/O bound). */
-  @Type(() => Number) @IsInt() @Min(1) @Max(1000)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WORKER_CONCURRENCY = 64;
 
   /** BullMQ attempts for failures other than a final provider answer (e.g. a database hiccup). */
-  @Type(() => Number) @IsInt() @Min(1) @Max(10)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10)
   JOB_ATTEMPTS = 3;
 
   /** A job whose worker stopped renewing its lock is taken over after this long. */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
   JOB_LOCK_MS = 30_000;
 
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
   UPSTREAM_TIMEOUT_MS = 120_000;
 
   /** Retries per route for network errors, 429 and 5xx before the next route is tried. */
-  @Type(() => Number) @IsInt() @Min(0) @Max(10)
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10)
   UPSTREAM_RETRIES = 2;
 
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
   UPSTREAM_RETRY_BASE_MS = 250;
 
   /** Successful key look-ups are served from memory this long; stale entries still serve while MongoDB is down. */
-  @Type(() => Number) @IsInt() @Min(0)
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
   AUTH_CACHE_TTL_MS = 30_000;
 
   /** A concurrency slot whose task never reports back (its processes died) frees itself after this long. */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
   CONCURRENCY_LEASE_MS = 15 * 60_000;
 
   /** Daily usage roll-ups are written this often. */
-  @Type(() => Number) @IsInt() @Min(50)
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
   USAGE_FLUSH_MS = 1_000;
 
   /** Peers (IPs or CIDRs, comma-separated) whose X-Forwarded-For is believed; empty: none. */
   @IsString()
   TRUSTED_PROXIES = '';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   INSTANCE_ID?: string;
 
   /** Largest body of POST /v1/images/edits: three 10 MB images as base64 (4/3 larger) plus the rest. */
-  @Type(() => Number) @IsInt() @Min(1024)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
   IMAGE_BODY_LIMIT_BYTES = 48 * 1024 * 1024;
 
   /** Base64 inputs up to this size ride inside the job; larger ones wait in the GridFS `inputs` bucket. */
-  @Type(() => Number) @IsInt() @Min(0)
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
   IMAGE_INLINE_INPUT_BYTES = 256 * 1024;
 
   /** Image-edit jobs one worker process runs at once: each holds decoded images in memory. */
-  @Type(() => Number) @IsInt() @Min(1) @Max(64)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   IMAGE_EDIT_CONCURRENCY = 4;
 
   /** Lifetime of generated images and of their signed URLs, in seconds. */
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
   IMAGE_URL_TTL = 24 * 3600;
 
   /**
    * Result bodies of finished tasks (embedding vectors, chat answers, image URLs) are kept this many seconds; the
    * task record, its usage, cost and billing stay. At least a day, so that an Idempotency-Key replay finds its body.
    */
-  @Type(() => Number) @IsInt() @Min(86_400)
+  @Type(() => Number)
+  @IsInt()
+  @Min(86_400)
   TASK_RESULT_RETENTION = 7 * 86_400;
 
   /** Stored request images no job has claimed are deleted after this many seconds. */
-  @Type(() => Number) @IsInt() @Min(60)
+  @Type(() => Number)
+  @IsInt()
+  @Min(60)
   IMAGE_INPUT_TTL = 24 * 3600;
 
   /** Origin put in front of signed file URLs (e.g. https://gateway.example.com); default: the origin the caller used. */
-  @Transform(({ value }) => (value === '' ? undefined : value))
-  @IsOptional() @Matches(/^https?:\/\/[^/?#]+$/, { message: 'PUBLIC_BASE_URL must be an origin such as https://gateway.example.com' })
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+$/, { message: 'PUBLIC_BASE_URL must be an origin such as https://gateway.example.com' })
   PUBLIC_BASE_URL?: string;
 
   /** Image URLs in requests are fetched with this timeout. */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
   IMAGE_FETCH_TIMEOUT_MS = 15_000;
 
   /** Development only: lets image URLs and callbacks reach loopback and private networks. */
@@ -152,11 +212,15 @@ export class Env {
    * Delays before each webhook attempt, comma-separated (ms, or with s/m/h): about 10 attempts over 3 days
    * (docs/contracts.md), each with ±20% jitter.
    */
-  @Matches(/^\s*\d+(ms|s|m|h)?\s*(,\s*\d+(ms|s|m|h)?\s*)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 0,5s,5m,2h' })
-  WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
+  @Matches(/^\s*\d+(ms|s|m|h)?\s*(,\s*\d+(ms|s|m|h)?\s*)*$/, {
+    message: 'WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 0,5s,5m,2h',
+  })
+  WEBHOOK_RETRY_SCHEDULE = DEFAULT_WEBHOOK_SCHEDULE;
 
   /** One webhook attempt may take this long. */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
   WEBHOOK_TIMEOUT_MS = 15_000;
 
   /**
@@ -171,22 +235,35 @@ export class Env {
   LOCAL_MODELS_DIR = '.data/models';
 
   /** Chat generations the local model runs at once per worker (each in its own context); more wait in line. */
-  @Type(() => Number) @IsInt() @Min(1) @Max(8)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(8)
   LOCAL_CHAT_CONCURRENCY = 1;
 
   /** Embedding batches the local model runs at once per worker. */
-  @Type(() => Number) @IsInt() @Min(1) @Max(8)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(8)
   LOCAL_EMBEDDING_CONCURRENCY = 1;
 
   /** CPU threads per local inference; 0: one per core. */
-  @Type(() => Number) @IsInt() @Min(0) @Max(256)
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(256)
   LOCAL_MODEL_THREADS = 0;
 
   /** prompt_extend asks the local chat model for at most this long, then falls back to the rule-based rewrite. */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
   PROMPT_EXTEND_TIMEOUT_MS = 5_000;
 
   /** Expired images and abandoned inputs are swept this often. */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
   MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 }

@@ -16,7 +16,11 @@ export class GatewayError extends Error {
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(readonly code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: GatewayErrorOptions = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'GatewayError';
     this.status = ERROR_CODES[code].status;

@@ -2,7 +2,7 @@ import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
 /** Paths that must never reach a log line. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-signature"]',
   'headers.authorization',
@@ -37,9 +37,19 @@ export function createLogger(level: string, service: string): Logger {
 /** Routes Nest's own logging into the same JSON stream. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
-  log(message: unknown, context?: string) { this.logger.info({ context }, String(message)); }
-  error(message: unknown, trace?: string, context?: string) { this.logger.error({ context, trace }, String(message)); }
-  warn(message: unknown, context?: string) { this.logger.warn({ context }, String(message)); }
-  debug(message: unknown, context?: string) { this.logger.debug({ context }, String(message)); }
-  verbose(message: unknown, context?: string) { this.logger.trace({ context }, String(message)); }
+  log(message: unknown, context?: string) {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string) {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string) {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string) {
+    this.logger.trace({ context }, String(message));
+  }
 }

@@ -23,7 +23,9 @@ export class ApiKeysRepository {
 
   /** Revokes every key of the application, those in a rotation grace period included. */
   async revokeAll(appId: string): Promise<void> {
-    await this.model.updateMany({ appId, status: 'active' }, { $set: { status: 'revoked', revokedAt: new Date() } }).exec();
+    await this.model
+      .updateMany({ appId, status: 'active' }, { $set: { status: 'revoked', revokedAt: new Date() } })
+      .exec();
   }
 
   /** Retires the application's current keys at once, or lets them live until `graceUntil` (keys already in a grace period keep theirs). */

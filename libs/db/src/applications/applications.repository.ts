@@ -26,7 +26,11 @@ export class ApplicationsRepository {
     return app?.ownerId === ownerId ? app : null;
   }
 
-  updateOwned(appId: string, ownerId: string, changes: Partial<NewApplication> & { status?: 'active' | 'revoked' }): Promise<ApplicationRecord | null> {
+  updateOwned(
+    appId: string,
+    ownerId: string,
+    changes: Partial<NewApplication> & { status?: 'active' | 'revoked' },
+  ): Promise<ApplicationRecord | null> {
     return this.model
       .findOneAndUpdate({ _id: appId, ownerId }, { $set: { ...changes, updatedAt: new Date() } }, { new: true })
       .lean<ApplicationRecord>()

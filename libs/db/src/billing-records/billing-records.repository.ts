@@ -12,7 +12,10 @@ const DUPLICATE_KEY = 11000;
 
 @Injectable()
 export class BillingRecordsRepository {
-  constructor(@InjectModel(BillingRecord.name) private readonly model: Model<BillingRecord>, private readonly feeds: FeedPages) {}
+  constructor(
+    @InjectModel(BillingRecord.name) private readonly model: Model<BillingRecord>,
+    private readonly feeds: FeedPages,
+  ) {}
 
   /**
    * Bills each delivered image once; records that already exist (an earlier attempt) are left as they are. Returns
@@ -34,7 +37,11 @@ export class BillingRecordsRepository {
       return inserted.insertedCount;
     } catch (error) {
       type WriteError = { code?: number; err?: { code?: number } };
-      const { writeErrors, insertedDocs, result } = error as { writeErrors?: WriteError[]; insertedDocs?: unknown[]; result?: { insertedCount?: number } };
+      const { writeErrors, insertedDocs, result } = error as {
+        writeErrors?: WriteError[];
+        insertedDocs?: unknown[];
+        result?: { insertedCount?: number };
+      };
       const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
       // The driver's WriteError carries `code`; mongoose's insertMany wraps it as { err, index }.
       if (errors.length === 0 || errors.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw error;

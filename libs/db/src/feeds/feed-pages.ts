@@ -1,4 +1,4 @@
-import { GatewayRedis } from '@gateway/queue';
+import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
@@ -74,7 +74,7 @@ const DUPLICATE_KEY = 11000;
  */
 @Injectable()
 export class FeedPages {
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private readonly rowInserter: GroupCommitInserter<FeedRow>;
 
   constructor(
@@ -83,13 +83,13 @@ export class FeedPages {
     @InjectModel(FeedDirectory.name) private readonly directory: Model<FeedDirectory>,
     @InjectModel(FeedRow.name) private readonly rows: Model<FeedRow>,
   ) {
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.rowInserter = new GroupCommitInserter<FeedRow>(() => this.rows.collection as never);
   }
 
   /** Numbers `count` new records of one application and day; records in the directory any page they open. */
   async place(feed: FeedName, appId: string, day: string, count: number): Promise<FeedPlace[]> {
-    const key = `${this.prefix}:feed:${feed}:${appId}:${day}`;
+    const key = this.keys.feedCounter(feed, appId, day);
     let last = await this.increment(key, count);
     if (last === count) {
       // A counter's first numbers: if the directory already lists pages of this day, Redis lost the counter (a
@@ -108,14 +108,21 @@ export class FeedPages {
   }
 
   private async increment(key: string, by: number): Promise<number> {
-    const [[error, value]] = (await this.redis.client.multi().incrby(key, by).expire(key, COUNTER_TTL_SECONDS).exec())!;
+    const replies = await this.redis.client.multi().incrby(key, by).expire(key, COUNTER_TTL_SECONDS).exec();
+    if (!replies) throw new Error(`Redis discarded the MULTI incrementing ${key}`);
+    const [[error, value]] = replies;
     if (error) throw error;
     return value as number;
   }
 
   /** Files a record at its place in a feed: what listings show. Idempotent per record id; the first filing stays. */
   async file(feed: FeedName, record: FeedRecord, place: FeedPlace): Promise<void> {
-    await this.rowInserter.insert({ _id: `${feed}|${record._id}`, page: place.page, seq: place.seq, row: JSON.stringify(record) });
+    await this.rowInserter.insert({
+      _id: `${feed}|${record._id}`,
+      page: place.page,
+      seq: place.seq,
+      row: JSON.stringify(record),
+    });
   }
 
   /** Deletes the rows filed under one page; returns how many. */
@@ -131,13 +138,21 @@ export class FeedPages {
    * past that is read too, in case the directory write of a page opened concurrently lost a race (FerretDB's updates
    * are read-modify-write).
    */
-  async list<T extends FeedRecord>(feed: FeedName, appId: string, query: FeedQuery, revive: (row: T) => T): Promise<FeedSlice<T>> {
+  async list<T extends FeedRecord>(
+    feed: FeedName,
+    appId: string,
+    query: FeedQuery,
+    revive: (row: T) => T,
+  ): Promise<FeedSlice<T>> {
     const after = query.cursor ? parseCursor(query.cursor) : undefined;
     const newest = after && after.day < query.to ? after.day : query.to;
     const counts = await this.countedRecords(feed, appId, query.from, newest);
     const directory = new DirectoryMonths((month) => this.lastPagesOfMonth(feed, appId, month));
     const read = async (day: string, page: number): Promise<Listed<T>[]> => {
-      const rows = await this.rows.find({ page: pageKey(feed, appId, day, page) }).lean<FeedRow[]>().exec();
+      const rows = await this.rows
+        .find({ page: pageKey(feed, appId, day, page) })
+        .lean<FeedRow[]>()
+        .exec();
       return rows.map(({ row, seq }) => ({ record: revive(JSON.parse(row) as T), seq }));
     };
     const wanted = query.limit + 1;
@@ -148,7 +163,7 @@ export class FeedPages {
     let top: number | undefined;
     while (found.length < wanted && day >= query.from) {
       const reads: Promise<Listed<T>[]>[] = [];
-      for (let planned = found.length; planned < wanted && day >= query.from; ) {
+      for (let planned = found.length; planned < wanted && day >= query.from;) {
         if (top === undefined) {
           const counted = counts.get(day);
           const last = counted === undefined ? await directory.lastPage(day) : undefined;
@@ -170,11 +185,20 @@ export class FeedPages {
     }
     const slice = found.map(position).sort(newestFirst).slice(0, query.limit);
     const last = slice[slice.length - 1];
-    return { data: slice.map(({ listed }) => listed.record), next: found.length > query.limit && last ? `${last.day}.${last.seq}.${last.id}` : null };
+    return {
+      data: slice.map(({ listed }) => listed.record),
+      next: found.length > query.limit && last ? `${last.day}.${last.seq}.${last.id}` : null,
+    };
   }
 
   /** Records on the pages past `last` the directory did not know of; records the highest in the directory. */
-  private async readBeyond<T>(feed: FeedName, appId: string, day: string, last: number, read: (day: string, page: number) => Promise<T[]>): Promise<T[]> {
+  private async readBeyond<T>(
+    feed: FeedName,
+    appId: string,
+    day: string,
+    last: number,
+    read: (day: string, page: number) => Promise<T[]>,
+  ): Promise<T[]> {
     const records: T[] = [];
     let page = last + 1;
     for (let batch = await read(day, page); batch.length > 0; batch = await read(day, ++page)) records.push(...batch);
@@ -199,7 +223,12 @@ export class FeedPages {
    * does. Past the last page the directory or a live counter knows of, pages are deleted until one holds nothing,
    * in case the directory lagged. Returns how many records were deleted.
    */
-  async sweepDay(feed: FeedName, appId: string, day: string, deletePage: (page: string) => Promise<number>): Promise<number> {
+  async sweepDay(
+    feed: FeedName,
+    appId: string,
+    day: string,
+    deletePage: (page: string) => Promise<number>,
+  ): Promise<number> {
     const [found, counted] = await Promise.all([
       this.directory.findById(`${feed}|${appId}|${day}`).lean<FeedDirectory>().exec(),
       this.countedRecords(feed, appId, day, day),
@@ -225,7 +254,7 @@ export class FeedPages {
     const days: string[] = [];
     for (let day = to; day >= oldestAlive; day = utcDaysBefore(day, 1)) days.push(day);
     if (days.length === 0) return new Map();
-    const counts = await this.redis.client.mget(days.map((day) => `${this.prefix}:feed:${feed}:${appId}:${day}`));
+    const counts = await this.redis.client.mget(days.map((day) => this.keys.feedCounter(feed, appId, day)));
     const counted = new Map<string, number>();
     counts.forEach((count, i) => {
       if (count !== null && Number(count) >= 1) counted.set(days[i], Number(count));
@@ -235,7 +264,10 @@ export class FeedPages {
 
   /** The directory's last page of each day of one month that has one: one query, at most 31 small documents. */
   private async lastPagesOfMonth(feed: FeedName, appId: string, month: string): Promise<Map<string, number>> {
-    const days = await this.directory.find({ month: `${feed}|${appId}|${month}` }).lean<FeedDirectory[]>().exec();
+    const days = await this.directory
+      .find({ month: `${feed}|${appId}|${month}` })
+      .lean<FeedDirectory[]>()
+      .exec();
     return new Map(days.map((entry) => [entry._id.slice(entry._id.lastIndexOf('|') + 1), entry.last]));
   }
 }
@@ -248,8 +280,12 @@ class DirectoryMonths {
 
   async lastPage(day: string): Promise<number | undefined> {
     const month = day.slice(0, 7);
-    if (!this.months.has(month)) this.months.set(month, this.lookUp(month));
-    return (await this.months.get(month)!).get(day);
+    let directory = this.months.get(month);
+    if (!directory) {
+      directory = this.lookUp(month);
+      this.months.set(month, directory);
+    }
+    return (await directory).get(day);
   }
 }
 
@@ -278,7 +314,8 @@ function pick<T extends FeedRecord>(rows: Listed<T>[], after?: Position): Listed
 
 function parseCursor(cursor: string): Position {
   const [day, seq, ...id] = cursor.split('.');
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !/^\d+$/.test(seq ?? '') || id.length === 0) throw new InvalidCursorError(cursor);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || !/^\d+$/.test(seq ?? '') || id.length === 0)
+    throw new InvalidCursorError(cursor);
   return { day, seq: Number(seq), id: id.join('.') };
 }
 

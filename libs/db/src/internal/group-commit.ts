@@ -18,7 +18,10 @@ export class GroupCommitInserter<T extends Document> {
   private queue: Pending<T>[] = [];
   private flushing = false;
 
-  constructor(private readonly collection: () => Collection<T>, private readonly maxBatch = 500) {}
+  constructor(
+    private readonly collection: () => Collection<T>,
+    private readonly maxBatch = 500,
+  ) {}
 
   insert(doc: T): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -49,7 +52,7 @@ function settleBulkError<T>(batch: Pending<T>[], error: unknown): void {
     return;
   }
   const failed = new Map<number, { code?: number; errmsg?: string }>();
-  for (const e of Array.isArray(writeErrors) ? writeErrors : [writeErrors]) failed.set(e.index, e);
+  for (const e of [writeErrors].flat()) failed.set(e.index, e);
   batch.forEach((p, index) => {
     const writeError = failed.get(index);
     if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve(!writeError);

@@ -2,7 +2,7 @@
 export function reviveDates<T>(record: T, ...fields: (keyof T & string)[]): T {
   const revived = record as Record<string, unknown>;
   for (const field of fields) {
-    if (typeof revived[field] === 'string') revived[field] = new Date(revived[field] as string);
+    if (typeof revived[field] === 'string') revived[field] = new Date(revived[field]);
   }
   return record;
 }

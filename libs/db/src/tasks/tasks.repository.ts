@@ -24,7 +24,9 @@ export interface TaskIdentity {
 }
 
 /** The fields of a task record that come from the request itself, whoever writes the record. */
-export function taskBase(task: TaskIdentity): Pick<Task, '_id' | 'appId' | 'requestId' | 'endpoint' | 'model' | 'resolvedModel' | 'createdAt' | 'day'> {
+export function taskBase(
+  task: TaskIdentity,
+): Pick<Task, '_id' | 'appId' | 'requestId' | 'endpoint' | 'model' | 'resolvedModel' | 'createdAt' | 'day'> {
   return {
     _id: task.taskId,
     appId: task.appId,
@@ -86,7 +88,9 @@ export class TasksRepository {
 
   /** An application's tasks over a range of creation days, most recently recorded first. */
   listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<TaskRecord>> {
-    return this.feeds.list<TaskRecord>('tasks', appId, query, (row) => reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'));
+    return this.feeds.list<TaskRecord>('tasks', appId, query, (row) =>
+      reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'),
+    );
   }
 
   /** Deletes the result bodies filed under one feed page; returns how many. */

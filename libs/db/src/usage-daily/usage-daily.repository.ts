@@ -33,12 +33,29 @@ export class UsageDailyRepository {
   /** Days `from`..`to` (YYYY-MM-DD, inclusive) of one application, oldest first, then by model. */
   async listForApp(appId: string, from: string, to: string): Promise<UsageDay[]> {
     const months = monthsBetween(from, to);
-    const found = await Promise.all(months.map((month) => this.model.find({ appMonth: `${appId}|${month}` }).lean<UsageDaily[]>().exec()));
+    const found = await Promise.all(
+      months.map((month) =>
+        this.model
+          .find({ appMonth: `${appId}|${month}` })
+          .lean<UsageDaily[]>()
+          .exec(),
+      ),
+    );
     return found
       .flat()
-      .map(({ _id, appMonth: _, ...counters }) => ({ ...counters, ...keyOf(_id) }))
+      .map(({ _id, calls, errors, promptTokens, completionTokens, images, cost }) => ({
+        calls,
+        errors,
+        promptTokens,
+        completionTokens,
+        images,
+        cost,
+        ...keyOf(_id),
+      }))
       .filter((usage) => usage.day >= from && usage.day <= to)
-      .sort((a, b) => (a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1));
+      .sort((a, b) =>
+        a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1,
+      );
   }
 }
 
@@ -52,7 +69,10 @@ function keyOf(id: string): UsageKey {
 /** YYYY-MM of every month that `from`..`to` touches, oldest first. */
 function monthsBetween(from: string, to: string): string[] {
   const months: string[] = [];
-  for (let [year, month] = from.slice(0, 7).split('-').map(Number); `${year}-${String(month).padStart(2, '0')}` <= to.slice(0, 7); ) {
+  for (
+    let [year, month] = from.slice(0, 7).split('-').map(Number);
+    `${year}-${String(month).padStart(2, '0')}` <= to.slice(0, 7);
+  ) {
     months.push(`${year}-${String(month).padStart(2, '0')}`);
     [year, month] = month === 12 ? [year + 1, 1] : [year, month + 1];
   }

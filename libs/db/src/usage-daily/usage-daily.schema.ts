@@ -23,7 +23,10 @@ export class UsageDaily {
 export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
 UsageDailySchema.index({ appMonth: 1 });
 
-export type UsageCounters = Pick<UsageDaily, 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'>;
+export type UsageCounters = Pick<
+  UsageDaily,
+  'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'
+>;
 
 /** The roll-up of one application, model and UTC day. */
 export interface UsageKey {

@@ -38,8 +38,13 @@ export class UsersRepository {
   }
 
   /** Changes what an operator may change; disabling also ends the account's sessions. Null when there is no such account. */
-  update(userId: string, changes: { disabled?: boolean; role?: UserRole; ceilings?: UserCeilings }): Promise<UserRecord | null> {
-    const set: Record<string, unknown> = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  update(
+    userId: string,
+    changes: { disabled?: boolean; role?: UserRole; ceilings?: UserCeilings },
+  ): Promise<UserRecord | null> {
+    const set: Record<string, unknown> = Object.fromEntries(
+      Object.entries(changes).filter(([, value]) => value !== undefined),
+    );
     if (changes.disabled) set.sessionsEndedAt = new Date();
     return this.model.findByIdAndUpdate(userId, { $set: set }, { new: true }).lean<UserRecord>().exec();
   }

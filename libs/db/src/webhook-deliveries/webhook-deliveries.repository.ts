@@ -11,7 +11,10 @@ export type WebhookDeliveryAttempt = Omit<WebhookDelivery, '_id' | 'createdAt' |
 
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(@InjectModel(WebhookDelivery.name) private readonly model: Model<WebhookDelivery>, private readonly feeds: FeedPages) {}
+  constructor(
+    @InjectModel(WebhookDelivery.name) private readonly model: Model<WebhookDelivery>,
+    private readonly feeds: FeedPages,
+  ) {}
 
   /** Inserts one attempt; attempts are never updated afterwards. */
   async record(attempt: WebhookDeliveryAttempt): Promise<WebhookDelivery> {

@@ -9,7 +9,8 @@ export interface NamedColor {
   rgb: Rgb;
 }
 
-export type CropRegion = 'left' | 'right' | 'top' | 'bottom' | 'center' | 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
+export type CropRegion =
+  'left' | 'right' | 'top' | 'bottom' | 'center' | 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 export type Placement = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right' | 'center';
 export type TextPosition = 'top' | 'center' | 'bottom';
 export type Adjustable = 'brightness' | 'contrast' | 'saturation';

@@ -1,6 +1,6 @@
 import { editedSize } from './edited-size';
 import { LocalEditEngine } from './local-edit-engine';
-import { noisyPng } from './test-images';
+import { noisyPng } from '../../../../test/fixtures/test-images';
 
 describe('editedSize', () => {
   const landscape = { width: 600, height: 400 };
@@ -27,13 +27,31 @@ describe('editedSize', () => {
     expect(editedSize([landscape], 'rotate 90 degrees', 'rotation')).toEqual(landscape);
   });
 
-  it.each(['rotate 90 degrees', 'rotate 33 degrees', 'crop the top left corner', 'crop to 16:9', 'zoom in 3x', '图2和图1左右拼接，然后逆时针旋转90度', '将图1放在图2的右下角'])(
+  it.each([
+    'rotate 90 degrees',
+    'rotate 33 degrees',
+    'crop the top left corner',
+    'crop to 16:9',
+    'zoom in 3x',
+    '图2和图1左右拼接，然后逆时针旋转90度',
+    '将图1放在图2的右下角',
+  ])(
     'predicts the picture the engine makes for "%s", so an output of that size needs no letterboxing',
     async (prompt) => {
       const images = [await noisyPng(96, 64, 1), await noisyPng(50, 80, 2)];
-      const sizes = [{ width: 96, height: 64 }, { width: 50, height: 80 }];
+      const sizes = [
+        { width: 96, height: 64 },
+        { width: 50, height: 80 },
+      ];
       const output = editedSize(sizes, prompt);
-      const result = await new LocalEditEngine().edit({ images, prompt, seed: 1, variation: 0, output, watermark: false });
+      const result = await new LocalEditEngine().edit({
+        images,
+        prompt,
+        seed: 1,
+        variation: 0,
+        output,
+        watermark: false,
+      });
       expect(result.revisedPrompt).not.toMatch(/backdrop/);
     },
   );

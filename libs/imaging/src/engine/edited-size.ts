@@ -13,8 +13,11 @@ import { withoutUnwanted } from './negative-prompt';
 export function editedSize(inputs: OutputSize[], prompt: string, negativePrompt?: string): OutputSize {
   const plan = parseInstruction(prompt, inputs.length);
   const { steps } = withoutUnwanted(plan.steps, negativePrompt, inputs.length);
-  const edited = (image: number) => steps.filter((step) => step.image === image).reduce((size, step) => sizeAfter(size, step.operation), inputs[image]);
+  const edited = (image: number) =>
+    steps.filter((step) => step.image === image).reduce((size, step) => sizeAfter(size, step.operation), inputs[image]);
   const start = plan.fusion ? fusedSize(plan.fusion, edited) : edited(plan.subject);
-  const size = steps.filter((step) => step.image === undefined).reduce((current, step) => sizeAfter(current, step.operation), start);
+  const size = steps
+    .filter((step) => step.image === undefined)
+    .reduce((current, step) => sizeAfter(current, step.operation), start);
   return { width: size.width, height: size.height };
 }

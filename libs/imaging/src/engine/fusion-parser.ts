@@ -11,9 +11,30 @@ export interface ImageReference {
 }
 
 const ORDINALS: Record<string, number> = {
-  '1': 0, '2': 1, '3': 2, '4': 3, '5': 4, '6': 5, '7': 6, '8': 7, '9': 8,
-  一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 七: 6, 八: 7, 九: 8,
-  first: 0, '1st': 0, second: 1, '2nd': 1, third: 2, '3rd': 2,
+  '1': 0,
+  '2': 1,
+  '3': 2,
+  '4': 3,
+  '5': 4,
+  '6': 5,
+  '7': 6,
+  '8': 7,
+  '9': 8,
+  一: 0,
+  二: 1,
+  三: 2,
+  四: 3,
+  五: 4,
+  六: 5,
+  七: 6,
+  八: 7,
+  九: 8,
+  first: 0,
+  '1st': 0,
+  second: 1,
+  '2nd': 1,
+  third: 2,
+  '3rd': 2,
 };
 
 const REFERENCE = anyOf(
@@ -26,7 +47,9 @@ const REFERENCE = anyOf(
 
 export function findImageReferences(text: string, imageCount: number): ImageReference[] {
   return findAll(text, REFERENCE).map((found) => {
-    const word = found.groups.find((group) => group !== undefined)!.toLowerCase();
+    const word = found.groups.find((group) => group !== undefined)?.toLowerCase();
+    // Every alternative of REFERENCE captures its number or ordinal.
+    if (word === undefined) throw new Error(`image reference "${found.text}" captured no number`);
     return { image: word === 'last' ? imageCount - 1 : ORDINALS[word], start: found.start, end: found.end };
   });
 }
@@ -66,7 +89,10 @@ const BLEND = anyOf(
 );
 const STITCH = anyOf(/\b(?:stitch|concatenat|collage|montage|join)\w*/, /拼接|拼在一起|拼合|拼图|拼起来/);
 
-const CORNER = anyOf(/\b(top|upper|bottom|lower)[\s-]*(left|right)\b|\b(?:center|centre|middle)\b/, /(左上|右上|左下|右下)|中间|中央|中心|正中/);
+const CORNER = anyOf(
+  /\b(top|upper|bottom|lower)[\s-]*(left|right)\b|\b(?:center|centre|middle)\b/,
+  /(左上|右上|左下|右下)|中间|中央|中心|正中/,
+);
 const BESIDE = /\b(?:left|right)\s+(?:side\s+)?of\b|\bnext\s+to\b|\bbeside\b|\balongside\b|左边|左侧|右边|右侧|旁边/i;
 const ABOVE_BELOW = /\babove\b|\bbelow\b|\bunder(?:neath)?\b|\bbeneath\b|上方|下方|上边|下边|之上|之下/i;
 const VERTICAL_HINT = /\bvertical(?:ly)?\b|上下|纵|竖/i;
@@ -77,7 +103,10 @@ export function detectFusion(clause: string, references: ImageReference[]): Fusi
     const found = findAll(clause, pattern)[0];
     return found ? { kind, keyword: found } : undefined;
   };
-  const named = first('side-by-side', SIDE_BY_SIDE) ?? first('top-bottom', TOP_AND_BOTTOM) ?? first('picture-in-picture', PICTURE_IN_PICTURE);
+  const named =
+    first('side-by-side', SIDE_BY_SIDE) ??
+    first('top-bottom', TOP_AND_BOTTOM) ??
+    first('picture-in-picture', PICTURE_IN_PICTURE);
   if (named) return named;
   const placing = references.length > 0 ? first('picture-in-picture', PLACING) : undefined;
   if (placing) {
@@ -123,7 +152,8 @@ export function planFusion(
   }
 }
 
-const ABSOLUTE_SIDE = /^\s*(?:(?:is|goes|sits)\s+)?(?:at|on|to|in)\s+(?:the\s+)?(left|right|top|bottom)\b|^\s*(?:在|放在|位于|置于|放|居)\s*最?(左|右|上|下)(?![左右上下半])/i;
+const ABSOLUTE_SIDE =
+  /^\s*(?:(?:is|goes|sits)\s+)?(?:at|on|to|in)\s+(?:the\s+)?(left|right|top|bottom)\b|^\s*(?:在|放在|位于|置于|放|居)\s*最?(左|右|上|下)(?![左右上下半])/i;
 const RELATIVE_SIDE =
   /^\s*(?:(?:is|goes|sits|to|on|at)\s+)*(?:the\s+)?(left|right)\s+(?:side\s+)?of\s*$|^\s*(?:is\s+|goes\s+)?(above|below|under|beneath|on\s+top\s+of)\s*$/i;
 const RELATIVE_SIDE_ZH = /^\s*(?:的)?(左边|左侧|右边|右侧|上方|上面|上边|下方|下面|下边)/;
@@ -137,14 +167,16 @@ function orderByPosition(images: number[], clause: string, references: ImageRefe
     const relative = next ? RELATIVE_SIDE.exec(between) : null;
     const afterNext = next ? RELATIVE_SIDE_ZH.exec(clause.slice(next.end, next.end + 6)) : null;
     const zhLinked = next && /^\s*(?:放在|放到|在|位于|置于|放)\s*$/.test(between);
-    if (relative || (afterNext && zhLinked)) {
-      const side = sideSign((relative?.[1] ?? relative?.[2] ?? afterNext![1]).toLowerCase());
+    const sideWord = relative ? (relative[1] ?? relative[2]) : afterNext && zhLinked ? afterNext[1] : undefined;
+    if (next && sideWord !== undefined) {
+      const side = sideSign(sideWord.toLowerCase());
       score.set(reference.image, side);
-      score.set(next!.image, -side);
+      score.set(next.image, -side);
       return;
     }
     const absolute = ABSOLUTE_SIDE.exec(between);
-    if (absolute && !score.has(reference.image)) score.set(reference.image, sideSign((absolute[1] ?? absolute[2]).toLowerCase()));
+    if (absolute && !score.has(reference.image))
+      score.set(reference.image, sideSign((absolute[1] ?? absolute[2]).toLowerCase()));
   });
   const orderOf = (image: number) => score.get(image) ?? 0;
   return [...images].sort((a, b) => orderOf(a) - orderOf(b));
@@ -157,13 +189,24 @@ function sideSign(word: string): number {
 const BACKGROUND_AFTER = /^\s*(?:作为|为|做|当|作)背景|^\s*as\s+(?:the\s+)?background/i;
 const BACKGROUND_BEFORE = /background\s*(?:is\s+|:\s*)?(?:the\s+)?$|背景(?:是|为|用)?\s*$/i;
 
-function pictureInPicture(intent: FusionIntent, clause: string, references: ImageReference[], chosen: number[]): FusionPlan {
+function pictureInPicture(
+  intent: FusionIntent,
+  clause: string,
+  references: ImageReference[],
+  chosen: number[],
+): FusionPlan {
   const backgroundReference = references.find(
-    (reference) => BACKGROUND_AFTER.test(clause.slice(reference.end)) || BACKGROUND_BEFORE.test(clause.slice(0, reference.start)),
+    (reference) =>
+      BACKGROUND_AFTER.test(clause.slice(reference.end)) || BACKGROUND_BEFORE.test(clause.slice(0, reference.start)),
   );
   let base = backgroundReference?.image;
-  let overlay = references.find((reference) => reference.end <= intent.keyword.start && reference.image !== base)?.image;
-  if (base === undefined) base = references.find((reference) => reference.start >= intent.keyword.end - 1 && reference.image !== overlay)?.image;
+  let overlay = references.find(
+    (reference) => reference.end <= intent.keyword.start && reference.image !== base,
+  )?.image;
+  if (base === undefined)
+    base = references.find(
+      (reference) => reference.start >= intent.keyword.end - 1 && reference.image !== overlay,
+    )?.image;
   if (overlay === undefined) overlay = chosen.find((image) => image !== base);
   if (base === undefined) base = [...chosen].reverse().find((image) => image !== overlay);
   const percent = nearestPercent(clause, intent.keyword.start, intent.keyword.end);
@@ -180,7 +223,8 @@ function placement(clause: string): Placement {
   const found = CORNER.exec(clause);
   if (!found) return 'bottom-right';
   const [vertical, horizontal, zh] = [found[1], found[2], found[3]];
-  if (vertical && horizontal) return `${/top|upper/i.test(vertical) ? 'top' : 'bottom'}-${horizontal.toLowerCase() as 'left' | 'right'}`;
+  if (vertical && horizontal)
+    return `${/top|upper/i.test(vertical) ? 'top' : 'bottom'}-${horizontal.toLowerCase() as 'left' | 'right'}`;
   if (zh) return `${zh[1] === '上' ? 'top' : 'bottom'}-${zh[0] === '左' ? 'left' : 'right'}`;
   return 'center';
 }

@@ -1,7 +1,7 @@
 import { blend, pictureInPicture, sideBySide, topAndBottom } from './fusion';
 import { LocalEditEngine, LocalEditRequest } from './local-edit-engine';
 import { Raster, decodeRaster } from './raster';
-import { BLUE, GREEN, RED, Rgb, near, pixelsOf, solidPng } from './test-images';
+import { BLUE, GREEN, RED, Rgb, near, pixelsOf, solidPng } from '../../../../test/fixtures/test-images';
 
 const engine = new LocalEditEngine();
 
@@ -14,7 +14,12 @@ function colourAt(raster: Raster, x: number, y: number): Rgb {
   return [raster.data[offset], raster.data[offset + 1], raster.data[offset + 2]];
 }
 
-async function fuse(images: Buffer[], prompt: string, output: { width: number; height: number }, overrides: Partial<LocalEditRequest> = {}) {
+async function fuse(
+  images: Buffer[],
+  prompt: string,
+  output: { width: number; height: number },
+  overrides: Partial<LocalEditRequest> = {},
+) {
   const result = await engine.edit({ images, prompt, seed: 5, variation: 0, output, watermark: false, ...overrides });
   return { result, pixels: await pixelsOf(result.png) };
 }
@@ -61,12 +66,15 @@ describe('LocalEditEngine with several images', () => {
   const red = () => solidPng(60, 60, RED);
   const blue = () => solidPng(60, 60, BLUE);
 
-  it.each(['把图1和图2左右拼接', 'put image 1 and image 2 side by side'])('"%s": image 1 on the left, image 2 on the right', async (prompt) => {
-    const { pixels, result } = await fuse([await red(), await blue()], prompt, { width: 120, height: 60 });
-    expect(near(pixels.at(10, 30), RED)).toBe(true);
-    expect(near(pixels.at(110, 30), BLUE)).toBe(true);
-    expect(result.applied).toEqual(['side by side (image 1, image 2)']);
-  });
+  it.each(['把图1和图2左右拼接', 'put image 1 and image 2 side by side'])(
+    '"%s": image 1 on the left, image 2 on the right',
+    async (prompt) => {
+      const { pixels, result } = await fuse([await red(), await blue()], prompt, { width: 120, height: 60 });
+      expect(near(pixels.at(10, 30), RED)).toBe(true);
+      expect(near(pixels.at(110, 30), BLUE)).toBe(true);
+      expect(result.applied).toEqual(['side by side (image 1, image 2)']);
+    },
+  );
 
   it('follows the order the images are named in: "图2和图1左右拼接" puts 图2 on the left', async () => {
     const { pixels, result } = await fuse([await red(), await blue()], '图2和图1左右拼接', { width: 120, height: 60 });
@@ -76,7 +84,11 @@ describe('LocalEditEngine with several images', () => {
   });
 
   it('fits the composition to exactly the output size', async () => {
-    const { pixels } = await fuse([await red(), await blue(), await solidPng(60, 30, GREEN)], '把图1、图2和图3左右拼接', { width: 200, height: 100 });
+    const { pixels } = await fuse(
+      [await red(), await blue(), await solidPng(60, 30, GREEN)],
+      '把图1、图2和图3左右拼接',
+      { width: 200, height: 100 },
+    );
     expect([pixels.width, pixels.height]).toEqual([200, 100]);
     expect(near(pixels.at(20, 50), RED)).toBe(true);
     expect(near(pixels.at(70, 50), BLUE)).toBe(true);
@@ -108,7 +120,10 @@ describe('LocalEditEngine with several images', () => {
   });
 
   it('fuses first, then applies the edits that follow: "…左右拼接，然后转为黑白"', async () => {
-    const { pixels, result } = await fuse([await red(), await blue()], '把图1和图2左右拼接，然后转为黑白', { width: 120, height: 60 });
+    const { pixels, result } = await fuse([await red(), await blue()], '把图1和图2左右拼接，然后转为黑白', {
+      width: 120,
+      height: 60,
+    });
     expect(pixels.all().every(([r, g, b]) => r === g && g === b)).toBe(true);
     expect(Math.abs(pixels.at(10, 30)[0] - 76)).toBeLessThanOrEqual(2);
     expect(Math.abs(pixels.at(110, 30)[0] - 29)).toBeLessThanOrEqual(2);
@@ -116,7 +131,10 @@ describe('LocalEditEngine with several images', () => {
   });
 
   it('edits only the image a clause names before fusing', async () => {
-    const { pixels, result } = await fuse([await red(), await blue()], '把图2转为黑白，然后和图1左右拼接', { width: 120, height: 60 });
+    const { pixels, result } = await fuse([await red(), await blue()], '把图2转为黑白，然后和图1左右拼接', {
+      width: 120,
+      height: 60,
+    });
     const [r, g, b] = pixels.at(10, 30);
     expect(r === g && g === b).toBe(true);
     expect(near(pixels.at(110, 30), RED)).toBe(true);
@@ -140,6 +158,8 @@ describe('LocalEditEngine with several images', () => {
     const broken = Buffer.from('not an image');
     const { pixels } = await fuse([broken, await blue()], 'invert image 2', { width: 60, height: 60 });
     expect(pixels.width).toBe(60);
-    await expect(fuse([broken, await blue()], 'side by side', { width: 60, height: 60 })).rejects.toThrow(/image 1 could not be decoded/);
+    await expect(fuse([broken, await blue()], 'side by side', { width: 60, height: 60 })).rejects.toThrow(
+      /image 1 could not be decoded/,
+    );
   });
 });

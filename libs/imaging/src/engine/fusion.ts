@@ -34,9 +34,18 @@ export function topAndBottom(images: Raster[]): Promise<Raster> {
 }
 
 /** A smaller copy of `overlay`, fitting inside `scale` of the base's width and height, in a corner (or the centre) of `base`. */
-export async function pictureInPicture(base: Raster, overlay: Raster, placement: Placement, scale: number): Promise<Raster> {
+export async function pictureInPicture(
+  base: Raster,
+  overlay: Raster,
+  placement: Placement,
+  scale: number,
+): Promise<Raster> {
   const ratio = Math.min((base.width * scale) / overlay.width, (base.height * scale) / overlay.height);
-  const small = await resizeTo(overlay, Math.max(1, Math.round(overlay.width * ratio)), Math.max(1, Math.round(overlay.height * ratio)));
+  const small = await resizeTo(
+    overlay,
+    Math.max(1, Math.round(overlay.width * ratio)),
+    Math.max(1, Math.round(overlay.height * ratio)),
+  );
   const margin = Math.round(Math.min(base.width, base.height) * 0.04);
   const free = { x: base.width - small.width, y: base.height - small.height };
   const left = placement === 'center' ? Math.floor(free.x / 2) : placement.endsWith('left') ? margin : free.x - margin;
@@ -49,7 +58,11 @@ export async function blend(images: Raster[], weights: number[]): Promise<Raster
   const [first] = images;
   const sameSize = (image: Raster) => image.width === first.width && image.height === first.height;
   const layers = await Promise.all(
-    images.map((image) => (sameSize(image) ? image : transform(image, (p) => p.resize(first.width, first.height, { fit: 'cover' })))),
+    images.map((image) =>
+      sameSize(image)
+        ? Promise.resolve(image)
+        : transform(image, (p) => p.resize(first.width, first.height, { fit: 'cover' })),
+    ),
   );
   const total = weights.reduce((sum, weight) => sum + weight, 0) || 1;
   const shares = weights.map((weight) => weight / total);
@@ -73,7 +86,11 @@ function layer(image: Raster, left: number, top: number): OverlayOptions {
 
 /** The images, resized to their cells, on a canvas the layout fills exactly. */
 async function arrange(images: Raster[], { size, cells }: { size: Size; cells: Rectangle[] }): Promise<Raster> {
-  const scaled = await Promise.all(images.map((image, index) => resizeTo(image, cells[index].width, cells[index].height)));
+  const scaled = await Promise.all(
+    images.map((image, index) => resizeTo(image, cells[index].width, cells[index].height)),
+  );
   const canvas = solidRaster(size.width, size.height, [0, 0, 0], 0);
-  return toRaster(pipelineOf(canvas).composite(scaled.map((image, index) => layer(image, cells[index].left, cells[index].top))));
+  return toRaster(
+    pipelineOf(canvas).composite(scaled.map((image, index) => layer(image, cells[index].left, cells[index].top))),
+  );
 }

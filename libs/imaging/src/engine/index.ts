@@ -5,3 +5,4 @@ export type { LocalEditRequest, LocalEditResult } from './local-edit-engine';
 export { stampWatermark } from './watermark';
 export { extendPrompt } from './prompt-extend';
 export { editedSize } from './edited-size';
+export { mulberry32 } from './seeded-random';

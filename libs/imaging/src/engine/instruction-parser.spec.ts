@@ -73,9 +73,15 @@ describe('parseInstruction', () => {
       ['add a 10px red border', { kind: 'border', width: 10, color: expect.objectContaining({ en: 'red' }) }],
       ['加一个蓝色边框', { kind: 'border', color: expect.objectContaining({ en: 'blue' }) }],
       ['添加20像素的黑色边框', { kind: 'border', width: 20, color: expect.objectContaining({ en: 'black' }) }],
-      ['add text "Hello, black and white world" at the top', { kind: 'text', text: 'Hello, black and white world', position: 'top' }],
+      [
+        'add text "Hello, black and white world" at the top',
+        { kind: 'text', text: 'Hello, black and white world', position: 'top' },
+      ],
       ['添加文字“你好”', { kind: 'text', text: '你好', position: 'bottom' }],
-      ['在顶部加上红色文字「新年快乐」', { kind: 'text', text: '新年快乐', position: 'top', color: expect.objectContaining({ en: 'red' }) }],
+      [
+        '在顶部加上红色文字「新年快乐」',
+        { kind: 'text', text: '新年快乐', position: 'top', color: expect.objectContaining({ en: 'red' }) },
+      ],
       ['标题：春天来了', { kind: 'text', text: '春天来了' }],
     ];
 
@@ -87,12 +93,20 @@ describe('parseInstruction', () => {
   });
 
   it('keeps the order of combined edits', () => {
-    expect(operations('rotate 90 degrees, then make it black and white and add a red border').map((op) => op.kind)).toEqual(['rotate', 'grayscale', 'border']);
-    expect(operations('先裁剪为1:1，然后调亮20%，再加上文字“OK”').map((op) => op.kind)).toEqual(['crop-aspect', 'adjust', 'text']);
+    expect(
+      operations('rotate 90 degrees, then make it black and white and add a red border').map((op) => op.kind),
+    ).toEqual(['rotate', 'grayscale', 'border']);
+    expect(operations('先裁剪为1:1，然后调亮20%，再加上文字“OK”').map((op) => op.kind)).toEqual([
+      'crop-aspect',
+      'adjust',
+      'text',
+    ]);
   });
 
   it('reads the words inside quotes as text to draw, never as edits', () => {
-    expect(operations('add the caption "rotate 90 and blur"')).toEqual([expect.objectContaining({ kind: 'text', text: 'rotate 90 and blur' })]);
+    expect(operations('add the caption "rotate 90 and blur"')).toEqual([
+      expect.objectContaining({ kind: 'text', text: 'rotate 90 and blur' }),
+    ]);
   });
 
   it('skips negated edits', () => {
@@ -101,7 +115,10 @@ describe('parseInstruction', () => {
   });
 
   it('reports what it cannot act on, in the words of the instruction', () => {
-    expect(parseInstruction('make the cat wear a hat', 1)).toMatchObject({ steps: [], ignored: ['make the cat wear a hat'] });
+    expect(parseInstruction('make the cat wear a hat', 1)).toMatchObject({
+      steps: [],
+      ignored: ['make the cat wear a hat'],
+    });
     expect(parseInstruction('给猫戴上帽子', 1)).toMatchObject({ steps: [], ignored: ['给猫戴上帽子'] });
     expect(parseInstruction('black and white and replace the sky with a sunset', 1)).toMatchObject({
       steps: [{ operation: { kind: 'grayscale' } }],
@@ -124,26 +141,52 @@ describe('parseInstruction', () => {
 
   describe('several images', () => {
     it('lays images side by side in the order they are named', () => {
-      expect(parseInstruction('把图1和图2左右拼接', 2).fusion).toMatchObject({ kind: 'side-by-side', order: [0, 1], explicit: true });
+      expect(parseInstruction('把图1和图2左右拼接', 2).fusion).toMatchObject({
+        kind: 'side-by-side',
+        order: [0, 1],
+        explicit: true,
+      });
       expect(parseInstruction('图2和图1左右拼接', 2).fusion).toMatchObject({ kind: 'side-by-side', order: [1, 0] });
-      expect(parseInstruction('put the second image and the first image side by side', 2).fusion).toMatchObject({ order: [1, 0] });
-      expect(parseInstruction('把图1、图2和图3并排', 3).fusion).toMatchObject({ kind: 'side-by-side', order: [0, 1, 2] });
+      expect(parseInstruction('put the second image and the first image side by side', 2).fusion).toMatchObject({
+        order: [1, 0],
+      });
+      expect(parseInstruction('把图1、图2和图3并排', 3).fusion).toMatchObject({
+        kind: 'side-by-side',
+        order: [0, 1, 2],
+      });
     });
 
     it('follows positions given in words', () => {
       expect(parseInstruction('图1放在图2右边', 2).fusion).toMatchObject({ kind: 'side-by-side', order: [1, 0] });
-      expect(parseInstruction('image 1 on the right and image 2 on the left, side by side', 2).fusion).toMatchObject({ order: [1, 0] });
-      expect(parseInstruction('put image 1 below image 2', 2).fusion).toMatchObject({ kind: 'top-bottom', order: [1, 0] });
+      expect(parseInstruction('image 1 on the right and image 2 on the left, side by side', 2).fusion).toMatchObject({
+        order: [1, 0],
+      });
+      expect(parseInstruction('put image 1 below image 2', 2).fusion).toMatchObject({
+        kind: 'top-bottom',
+        order: [1, 0],
+      });
     });
 
     it('stacks images top and bottom', () => {
       expect(parseInstruction('上下拼接', 2).fusion).toMatchObject({ kind: 'top-bottom', order: [0, 1] });
-      expect(parseInstruction('stack image 2 and image 1 vertically', 2).fusion).toMatchObject({ kind: 'top-bottom', order: [1, 0] });
+      expect(parseInstruction('stack image 2 and image 1 vertically', 2).fusion).toMatchObject({
+        kind: 'top-bottom',
+        order: [1, 0],
+      });
     });
 
     it('places one image onto another, in the corner named', () => {
-      expect(parseInstruction('把图1放到图2上', 2).fusion).toMatchObject({ kind: 'picture-in-picture', overlay: 0, base: 1, placement: 'bottom-right' });
-      expect(parseInstruction('将图2放在图1的左上角', 2).fusion).toMatchObject({ overlay: 1, base: 0, placement: 'top-left' });
+      expect(parseInstruction('把图1放到图2上', 2).fusion).toMatchObject({
+        kind: 'picture-in-picture',
+        overlay: 0,
+        base: 1,
+        placement: 'bottom-right',
+      });
+      expect(parseInstruction('将图2放在图1的左上角', 2).fusion).toMatchObject({
+        overlay: 1,
+        base: 0,
+        placement: 'top-left',
+      });
       expect(parseInstruction('put image 1 in the top right corner of image 2 at 40%', 2).fusion).toMatchObject({
         overlay: 0,
         base: 1,
@@ -154,8 +197,15 @@ describe('parseInstruction', () => {
     });
 
     it('blends images, by the share asked', () => {
-      expect(parseInstruction('blend image 1 and image 2', 2).fusion).toMatchObject({ kind: 'blend', order: [0, 1], weights: [0.5, 0.5] });
-      expect(parseInstruction('把图1和图2融合，图2占30%', 2).fusion).toMatchObject({ kind: 'blend', weights: [0.7, 0.3] });
+      expect(parseInstruction('blend image 1 and image 2', 2).fusion).toMatchObject({
+        kind: 'blend',
+        order: [0, 1],
+        weights: [0.5, 0.5],
+      });
+      expect(parseInstruction('把图1和图2融合，图2占30%', 2).fusion).toMatchObject({
+        kind: 'blend',
+        weights: [0.7, 0.3],
+      });
       expect(parseInstruction('mix image 1 and image 2 at 7:3', 2).fusion).toMatchObject({ weights: [0.7, 0.3] });
     });
 

@@ -2,9 +2,22 @@
 // ("…, then …", "…，然后…"); each clause is searched for edit keywords, whose parameters are read from the words
 // around them; what is left of a clause once keywords, parameters and filler are taken out is reported as ignored.
 import { EditOperation, EditPlan, Language, PlanNote, PlannedStep } from './edit-plan';
-import { FusionIntent, ImageReference, detectFusion, distinctImages, findImageReferences, planFusion } from './fusion-parser';
+import {
+  FusionIntent,
+  ImageReference,
+  detectFusion,
+  distinctImages,
+  findImageReferences,
+  planFusion,
+} from './fusion-parser';
 import { CHINESE_FILLER, ENGLISH_FILLER, Found, anyOf, findAll, hasHan } from './instruction-words';
-import { MatchContext, OPERATION_MATCHERS, OperationMatcher, QUOTE_PLACEHOLDER, TEXT_WORDS } from './operation-matchers';
+import {
+  MatchContext,
+  OPERATION_MATCHERS,
+  OperationMatcher,
+  QUOTE_PLACEHOLDER,
+  TEXT_WORDS,
+} from './operation-matchers';
 
 const CLAUSE_BREAK = anyOf(
   /[,，。;；!！?？\n]+|\.(?!\d)/,
@@ -12,8 +25,12 @@ const CLAUSE_BREAK = anyOf(
   /然后|接着|之后再|之后|最后|并且|同时|再(?=[把将给对让使])/,
 );
 const QUOTED = /"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|‘([^’]*)’/g;
-const LABELLED_TEXT = /((?:\b(?:text|caption|title|label|words)|文字|文本|标题|字样|配文)\s*[:：]\s*)([^,，。;；\n\uE000]+)/gi;
-const NEGATED = anyOf(/\b(?:no|not|don'?t|do\s+not|without|avoid|never|stop)\b(?:\s+[a-z]+){0,2}\s*$/, /(?:不要|不用|无需|无须|避免|别|勿|不)\s*(?:要|再|进行|做|加)?\s*$/);
+const LABELLED_TEXT =
+  /((?:\b(?:text|caption|title|label|words)|文字|文本|标题|字样|配文)\s*[:：]\s*)([^,，。;；\n\uE000]+)/gi;
+const NEGATED = anyOf(
+  /\b(?:no|not|don'?t|do\s+not|without|avoid|never|stop)\b(?:\s+[a-z]+){0,2}\s*$/,
+  /(?:不要|不用|无需|无须|避免|别|勿|不)\s*(?:要|再|进行|做|加)?\s*$/,
+);
 /** Clauses that ask to keep things as they are: nothing to do, and nothing to report as ignored. */
 const GUIDANCE = anyOf(
   /^(?:please\s+)?(?:keep|preserve|maintain|retain|ensure|make\s+sure|while|with|overall|natural|high[\s-]quality|don'?t\s+change|leave|as\s+is)\b/,
@@ -55,7 +72,7 @@ export function parseInstruction(prompt: string, imageCount: number): EditPlan {
   const fusionIndex = count > 1 ? clauses.findIndex((clause) => clause.fusion) : -1;
   const fusionClause = clauses[fusionIndex] as ClauseReading | undefined;
   let fusion: EditPlan['fusion'];
-  if (fusionClause) {
+  if (fusionClause?.fusion) {
     // Clauses right after the layout that only qualify it ("图2占30%", "in the top left corner") belong to it.
     let layout = fusionClause.source;
     for (const next of clauses.slice(fusionIndex + 1)) {
@@ -63,12 +80,13 @@ export function parseInstruction(prompt: string, imageCount: number): EditPlan {
       layout += ', ' + next.source;
     }
     const references = findImageReferences(layout, count).filter((reference) => exists(reference.image));
-    fusion = { ...planFusion(fusionClause.fusion!, layout, references, promptImages, count), explicit: true };
+    fusion = { ...planFusion(fusionClause.fusion, layout, references, promptImages, count), explicit: true };
   }
 
   const steps: PlannedStep[] = [];
   for (const clause of clauses) {
-    if (clause.fusion && clause !== fusionClause && clause.fusion.kind !== fusion?.kind) ignored.push(clause.fusion.keyword.text);
+    if (clause.fusion && clause !== fusionClause && clause.fusion.kind !== fusion?.kind)
+      ignored.push(clause.fusion.keyword.text);
     const own = distinctImages(clause.references).filter(exists);
     const image = count > 1 && clause !== fusionClause && own.length === 1 ? own[0] : undefined;
     for (const operation of clause.operations) steps.push(image === undefined ? { operation } : { operation, image });
@@ -115,7 +133,9 @@ function extractQuotes(prompt: string): { text: string; quotes: string[] } {
   const quotes: string[] = [];
   const hold = (content: string) => `\uE000${quotes.push(content) - 1}\uE001`;
   const text = prompt
-    .replace(QUOTED, (...groups: unknown[]) => hold((groups.slice(1, 6).find((group) => typeof group === 'string') as string) ?? ''))
+    .replace(QUOTED, (...groups: unknown[]) =>
+      hold((groups.slice(1, 6).find((group) => typeof group === 'string') as string) ?? ''),
+    )
     .replace(LABELLED_TEXT, (_match, label: string, content: string) => label + hold(content.trim()));
   return { text, quotes };
 }
@@ -131,7 +151,9 @@ function readClause(held: string, quotes: string[], imageCount: number): ClauseR
   if (fusion) reserved.push(fusion.keyword);
 
   const keywords = findKeywords(clause, reserved);
-  const boundaries = [...keywords.map((candidate) => candidate.keyword), ...(fusion ? [fusion.keyword] : [])].sort((a, b) => a.start - b.start);
+  const boundaries = [...keywords.map((candidate) => candidate.keyword), ...(fusion ? [fusion.keyword] : [])].sort(
+    (a, b) => a.start - b.start,
+  );
   const operations: EditOperation[] = [];
   const consumed: Span[] = [...reserved];
   let unsupported = false;
@@ -145,7 +167,15 @@ function readClause(held: string, quotes: string[], imageCount: number): ClauseR
       consumed.push(keyword);
       continue;
     }
-    const context: MatchContext = { clause, window, from, to: keyword.end - windowStart, keyword, quotes, fusionClause: !!fusion };
+    const context: MatchContext = {
+      clause,
+      window,
+      from,
+      to: keyword.end - windowStart,
+      keyword,
+      quotes,
+      fusionClause: !!fusion,
+    };
     const outcome = matcher.build(context);
     if (outcome === 'unsupported') unsupported = true;
     else if (outcome) {
@@ -175,7 +205,11 @@ function findKeywords(clause: string, reserved: Span[]): Keyword[] {
   const accepted: Keyword[] = [];
   for (const matcher of OPERATION_MATCHERS) {
     for (const keyword of findAll(clause, matcher.pattern)) {
-      if (reserved.some((span) => overlaps(span, keyword)) || accepted.some((other) => overlaps(other.keyword, keyword))) continue;
+      if (
+        reserved.some((span) => overlaps(span, keyword)) ||
+        accepted.some((other) => overlaps(other.keyword, keyword))
+      )
+        continue;
       accepted.push({ matcher, keyword });
     }
   }
@@ -203,7 +237,9 @@ function unexplained(clause: string, consumed: Span[]): string | undefined {
     })
     .join('')
     .replace(QUOTE_PLACEHOLDER, ' ');
-  const words = (rest.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? []).filter((word) => word.length >= 3 && !ENGLISH_FILLER.has(word));
+  const words = (rest.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? []).filter(
+    (word) => word.length >= 3 && !ENGLISH_FILLER.has(word),
+  );
   let han = rest.replace(/[^\p{Script=Han}]+/gu, ' ');
   for (const filler of CHINESE_FILLER) han = han.split(filler).join(' ');
   if (words.length === 0 && han.replace(/\s+/g, '').length < 2) return undefined;

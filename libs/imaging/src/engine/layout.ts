@@ -27,7 +27,12 @@ export function columnLayout(sizes: Size[]): { size: Size; cells: Rectangle[] } 
   const transposed = rowLayout(sizes.map(({ width, height }) => ({ width: height, height: width })));
   return {
     size: { width: transposed.size.height, height: transposed.size.width },
-    cells: transposed.cells.map(({ left, top, width, height }) => ({ left: top, top: left, width: height, height: width })),
+    cells: transposed.cells.map(({ left, top, width, height }) => ({
+      left: top,
+      top: left,
+      width: height,
+      height: width,
+    })),
   };
 }
 
@@ -62,14 +67,24 @@ export function regionOf({ width, height }: Size, region: CropRegion): Rectangle
 export function centredAspect({ width, height }: Size, aspect: number): Rectangle {
   const cropWidth = Math.max(1, Math.min(width, Math.round(height * aspect)));
   const cropHeight = Math.max(1, Math.min(height, Math.round(width / aspect)));
-  return { left: Math.floor((width - cropWidth) / 2), top: Math.floor((height - cropHeight) / 2), width: cropWidth, height: cropHeight };
+  return {
+    left: Math.floor((width - cropWidth) / 2),
+    top: Math.floor((height - cropHeight) / 2),
+    width: cropWidth,
+    height: cropHeight,
+  };
 }
 
 /** The centred 1/factor of a picture that a zoom-in keeps. */
 export function zoomWindow({ width, height }: Size, factor: number): Rectangle {
   const cropWidth = Math.max(1, Math.round(width / factor));
   const cropHeight = Math.max(1, Math.round(height / factor));
-  return { left: Math.floor((width - cropWidth) / 2), top: Math.floor((height - cropHeight) / 2), width: cropWidth, height: cropHeight };
+  return {
+    left: Math.floor((width - cropWidth) / 2),
+    top: Math.floor((height - cropHeight) / 2),
+    width: cropWidth,
+    height: cropHeight,
+  };
 }
 
 /** Clockwise degrees brought into [0, 360). */
@@ -82,7 +97,10 @@ export function sizeAfter(size: Size, operation: EditOperation): Size {
     case 'rotate': {
       const radians = (normalisedAngle(operation.degrees) * Math.PI) / 180;
       const [cos, sin] = [Math.abs(Math.cos(radians)), Math.abs(Math.sin(radians))];
-      return { width: Math.round(size.width * cos + size.height * sin), height: Math.round(size.width * sin + size.height * cos) };
+      return {
+        width: Math.round(size.width * cos + size.height * sin),
+        height: Math.round(size.width * sin + size.height * cos),
+      };
     }
     case 'crop-region':
       return dimensions(regionOf(size, operation.region));

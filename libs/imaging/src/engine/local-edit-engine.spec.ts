@@ -17,14 +17,22 @@ import {
   quadrantsPng,
   solidPng,
   standardDeviation,
-} from './test-images';
+} from '../../../../test/fixtures/test-images';
 
 const engine = new LocalEditEngine();
 
 /** One edit at the last input's own size (so no resampling blurs the assertions), seed 1, first variation. */
 async function edit(images: Buffer[], prompt: string, overrides: Partial<LocalEditRequest> = {}) {
   const { width, height } = await sharp(images[images.length - 1]).metadata();
-  return engine.edit({ images, prompt, seed: 1, variation: 0, output: { width: width!, height: height! }, watermark: false, ...overrides });
+  return engine.edit({
+    images,
+    prompt,
+    seed: 1,
+    variation: 0,
+    output: { width, height },
+    watermark: false,
+    ...overrides,
+  });
 }
 
 async function editPixels(images: Buffer[], prompt: string, overrides: Partial<LocalEditRequest> = {}) {
@@ -35,7 +43,8 @@ async function editPixels(images: Buffer[], prompt: string, overrides: Partial<L
 function edgeSteepness(pixels: Awaited<ReturnType<typeof pixelsOf>>): number {
   const y = pixels.height >> 1;
   let steepest = 0;
-  for (let x = 1; x < pixels.width; x++) steepest = Math.max(steepest, Math.abs(luma(pixels.at(x, y)) - luma(pixels.at(x - 1, y))));
+  for (let x = 1; x < pixels.width; x++)
+    steepest = Math.max(steepest, Math.abs(luma(pixels.at(x, y)) - luma(pixels.at(x - 1, y))));
   return steepest;
 }
 
@@ -90,9 +99,16 @@ describe('LocalEditEngine', () => {
       expect(edgeSteepness(await editPixels([hard], 'blur'))).toBeLessThan(edgeSteepness(await pixelsOf(hard)) / 3);
       expect(edgeSteepness(await editPixels([hard], '模糊'))).toBeLessThan(edgeSteepness(await pixelsOf(hard)) / 3);
       // Mid-grey levels leave room for the overshoot sharpening adds.
-      const soft = await sharp(await halvesPng(64, 32, [64, 64, 64], [192, 192, 192])).blur(1.5).png().toBuffer();
-      expect(edgeSteepness(await editPixels([soft], 'sharpen'))).toBeGreaterThan(edgeSteepness(await pixelsOf(soft)) * 1.2);
-      expect(edgeSteepness(await editPixels([soft], '锐化'))).toBeGreaterThan(edgeSteepness(await pixelsOf(soft)) * 1.2);
+      const soft = await sharp(await halvesPng(64, 32, [64, 64, 64], [192, 192, 192]))
+        .blur(1.5)
+        .png()
+        .toBuffer();
+      expect(edgeSteepness(await editPixels([soft], 'sharpen'))).toBeGreaterThan(
+        edgeSteepness(await pixelsOf(soft)) * 1.2,
+      );
+      expect(edgeSteepness(await editPixels([soft], '锐化'))).toBeGreaterThan(
+        edgeSteepness(await pixelsOf(soft)) * 1.2,
+      );
     });
   });
 
@@ -108,7 +124,9 @@ describe('LocalEditEngine', () => {
     });
 
     it.each(['rotate left', '逆时针旋转90度'])('"%s" turns the other way', async (prompt) => {
-      const pixels = await editPixels([await halvesPng(96, 64, RED, BLUE)], prompt, { output: { width: 64, height: 96 } });
+      const pixels = await editPixels([await halvesPng(96, 64, RED, BLUE)], prompt, {
+        output: { width: 64, height: 96 },
+      });
       expect(near(pixels.at(32, 5), BLUE)).toBe(true);
       expect(near(pixels.at(32, 90), RED)).toBe(true);
     });
@@ -122,18 +140,29 @@ describe('LocalEditEngine', () => {
 
     const quadrants = () => quadrantsPng(64, 64, [RED, GREEN, BLUE, YELLOW]);
 
-    it.each(['flip vertically', '上下翻转', '垂直翻转'])('"%s" brings the bottom-left colour to the top-left', async (prompt) => {
-      expect(near((await editPixels([await quadrants()], prompt)).at(8, 8), BLUE)).toBe(true);
-    });
+    it.each(['flip vertically', '上下翻转', '垂直翻转'])(
+      '"%s" brings the bottom-left colour to the top-left',
+      async (prompt) => {
+        expect(near((await editPixels([await quadrants()], prompt)).at(8, 8), BLUE)).toBe(true);
+      },
+    );
 
-    it.each(['mirror', 'flip horizontally', '水平翻转', '镜像'])('"%s" brings the top-right colour to the top-left', async (prompt) => {
-      expect(near((await editPixels([await quadrants()], prompt)).at(8, 8), GREEN)).toBe(true);
-    });
+    it.each(['mirror', 'flip horizontally', '水平翻转', '镜像'])(
+      '"%s" brings the top-right colour to the top-left',
+      async (prompt) => {
+        expect(near((await editPixels([await quadrants()], prompt)).at(8, 8), GREEN)).toBe(true);
+      },
+    );
 
-    it.each(['crop the left half', '裁剪左半部分', 'remove the right half'])('"%s" keeps only the left colour', async (prompt) => {
-      const pixels = await editPixels([await halvesPng(64, 64, RED, BLUE)], prompt, { output: { width: 32, height: 64 } });
-      expect(pixels.all().every((pixel) => near(pixel, RED))).toBe(true);
-    });
+    it.each(['crop the left half', '裁剪左半部分', 'remove the right half'])(
+      '"%s" keeps only the left colour',
+      async (prompt) => {
+        const pixels = await editPixels([await halvesPng(64, 64, RED, BLUE)], prompt, {
+          output: { width: 32, height: 64 },
+        });
+        expect(pixels.all().every((pixel) => near(pixel, RED))).toBe(true);
+      },
+    );
 
     it('crops to a 1:1 ratio around the centre', async () => {
       const input = await paintedPng(128, 64, (x) => (x < 32 ? GREEN : x < 64 ? RED : x < 96 ? BLUE : GREEN));
@@ -151,8 +180,18 @@ describe('LocalEditEngine', () => {
 
     it('fits the result to exactly the output size whatever the edit', async () => {
       const input = await noisyPng(90, 50);
-      for (const prompt of ['rotate 90 degrees', 'crop to 16:9', 'rotate 33 degrees', 'crop the top left corner', 'zoom in 3x', 'make it square']) {
-        for (const output of [{ width: 77, height: 45 }, { width: 40, height: 120 }] as OutputSize[]) {
+      for (const prompt of [
+        'rotate 90 degrees',
+        'crop to 16:9',
+        'rotate 33 degrees',
+        'crop the top left corner',
+        'zoom in 3x',
+        'make it square',
+      ]) {
+        for (const output of [
+          { width: 77, height: 45 },
+          { width: 40, height: 120 },
+        ] as OutputSize[]) {
           const pixels = await pixelsOf((await edit([input], prompt, { output })).png);
           expect([pixels.width, pixels.height]).toEqual([output.width, output.height]);
         }
@@ -163,26 +202,39 @@ describe('LocalEditEngine', () => {
   describe('decorations', () => {
     it('draws a border of the colour and width asked', async () => {
       const pixels = await editPixels([await solidPng(64, 64, [128, 128, 128])], 'add a red border of 6px');
-      for (const [x, y] of [[0, 0], [63, 63], [5, 32], [32, 58]]) expect(pixels.at(x, y)).toEqual([220, 30, 30]);
+      for (const [x, y] of [
+        [0, 0],
+        [63, 63],
+        [5, 32],
+        [32, 58],
+      ])
+        expect(pixels.at(x, y)).toEqual([220, 30, 30]);
       expect(near(pixels.at(8, 32), [128, 128, 128])).toBe(true);
       const blue = await editPixels([await solidPng(64, 64, [128, 128, 128])], '加一个蓝色边框');
       expect(blue.at(0, 32)).toEqual([30, 80, 220]);
     });
 
-    it.each(['add text "Hello"', '添加文字“你好，世界”'])('draws "%s" onto the picture (a CJK font is optional)', async (prompt) => {
-      const input = await solidPng(128, 96, [40, 120, 200]);
-      const plain = await editPixels([input], 'keep as is');
-      const result = await edit([input], prompt);
-      const captioned = await pixelsOf(result.png);
-      const changed = captioned.all({ left: 0, top: 48, width: 128, height: 48 }).filter((pixel, index) => !near(pixel, plain.at(index % 128, 48 + Math.floor(index / 128)), 2));
-      expect(changed.length).toBeGreaterThan(100);
-      expect(result.applied).toEqual([expect.stringMatching(/^text "/)]);
-    });
+    it.each(['add text "Hello"', '添加文字“你好，世界”'])(
+      'draws "%s" onto the picture (a CJK font is optional)',
+      async (prompt) => {
+        const input = await solidPng(128, 96, [40, 120, 200]);
+        const plain = await editPixels([input], 'keep as is');
+        const result = await edit([input], prompt);
+        const captioned = await pixelsOf(result.png);
+        const changed = captioned
+          .all({ left: 0, top: 48, width: 128, height: 48 })
+          .filter((pixel, index) => !near(pixel, plain.at(index % 128, 48 + Math.floor(index / 128)), 2));
+        expect(changed.length).toBeGreaterThan(100);
+        expect(result.applied).toEqual([expect.stringMatching(/^text "/)]);
+      },
+    );
   });
 
   describe('reporting', () => {
     it('returns the input fitted to the output for an instruction it cannot act on, and says so', async () => {
-      const result = await edit([await solidPng(64, 48, [10, 200, 10])], 'make the cat wear a hat', { output: { width: 80, height: 80 } });
+      const result = await edit([await solidPng(64, 48, [10, 200, 10])], 'make the cat wear a hat', {
+        output: { width: 80, height: 80 },
+      });
       const pixels = await pixelsOf(result.png);
       expect([pixels.width, pixels.height]).toEqual([80, 80]);
       expect(result.applied).toEqual([]);
@@ -197,7 +249,9 @@ describe('LocalEditEngine', () => {
     });
 
     it('lets the negative prompt cancel an edit and notes it', async () => {
-      const result = await edit([await halvesPng(64, 32, [0, 0, 0], [255, 255, 255])], 'blur and invert', { negativePrompt: 'blurry, low quality' });
+      const result = await edit([await halvesPng(64, 32, [0, 0, 0], [255, 255, 255])], 'blur and invert', {
+        negativePrompt: 'blurry, low quality',
+      });
       expect(result.applied).toEqual(['invert']);
       expect(result.revisedPrompt).toContain('Negative prompt noted: "blurry, low quality"; cancelled: blur 4px.');
       expect(edgeSteepness(await pixelsOf(result.png))).toBeGreaterThan(200);
@@ -229,7 +283,8 @@ describe('LocalEditEngine', () => {
       const pixels = await Promise.all(outputs.map((output) => pixelsOf(output.png)));
       for (const image of pixels) expect(image.all().every(([r, g, b]) => r === g && g === b)).toBe(true);
       const levels = pixels.map((image) => image.all().map(([grey]) => grey));
-      const meanDifference = (a: number, b: number) => mean(levels[a].map((level, index) => Math.abs(level - levels[b][index])));
+      const meanDifference = (a: number, b: number) =>
+        mean(levels[a].map((level, index) => Math.abs(level - levels[b][index])));
       expect(meanDifference(0, 1)).toBeGreaterThan(4);
       expect(meanDifference(1, 2)).toBeGreaterThan(2);
     });

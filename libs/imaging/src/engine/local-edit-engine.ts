@@ -62,11 +62,13 @@ export class LocalEditEngine {
     const log = new EditLog();
 
     const inputs = await editInputs(request, plan, steps, tweak, log);
-    let picture = inputs.get(plan.subject)!;
+    let picture = inputs.get(plan.subject);
+    if (!picture) throw new Error(`image ${plan.subject + 1}, the plan's subject, was not decoded`);
     if (plan.fusion) picture = log.did(plan.fusion, await composeImages(plan.fusion, inputs));
     const global = steps.filter((step) => step.image === undefined);
     for (const step of global) {
-      if (!isDecoration(step.operation)) picture = log.did(step, await applyOperation(picture, step.operation, scaleOf(picture, output)));
+      if (!isDecoration(step.operation))
+        picture = log.did(step, await applyOperation(picture, step.operation, scaleOf(picture, output)));
     }
     const fitted = await fitToOutput(picture, output);
     // Decorations go on the final frame, so they are crisp and sized in output pixels.
@@ -117,7 +119,13 @@ class EditLog {
 }
 
 /** Decodes the inputs the plan uses and applies the steps aimed at each of them, before any fusion. */
-async function editInputs(request: LocalEditRequest, plan: EditPlan, steps: PlannedStep[], tweak: VariationTweak | undefined, log: EditLog) {
+async function editInputs(
+  request: LocalEditRequest,
+  plan: EditPlan,
+  steps: PlannedStep[],
+  tweak: VariationTweak | undefined,
+  log: EditLog,
+) {
   const used = plan.fusion ? imagesOf(plan.fusion) : [plan.subject];
   const maxSide = workingSide(plan, request.output);
   const decoded = await Promise.all(used.map((image) => decodeInput(request.images[image], image, maxSide)));
@@ -126,7 +134,9 @@ async function editInputs(request: LocalEditRequest, plan: EditPlan, steps: Plan
     let raster = tweak ? await applyVariationTweak(decoded[position], tweak) : decoded[position];
     for (const step of steps.filter((candidate) => candidate.image === image)) {
       const scale = scaleOf(raster, request.output);
-      const edited = isDecoration(step.operation) ? await applyDecoration(raster, step.operation, scale) : await applyOperation(raster, step.operation, scale);
+      const edited = isDecoration(step.operation)
+        ? await applyDecoration(raster, step.operation, scale)
+        : await applyOperation(raster, step.operation, scale);
       raster = log.tried(step, edited) ?? raster;
     }
     inputs.set(image, raster);
@@ -137,13 +147,17 @@ async function editInputs(request: LocalEditRequest, plan: EditPlan, steps: Plan
 function stepLabel(step: PlannedStep, language: Language): string {
   const label = describeOperation(step.operation, language);
   if (step.image === undefined) return label;
-  return language === 'zh' ? `${label}（${imageName(step.image, language)}）` : `${label} (${imageName(step.image, language)})`;
+  return language === 'zh'
+    ? `${label}（${imageName(step.image, language)}）`
+    : `${label} (${imageName(step.image, language)})`;
 }
 
 function checkRequest({ images, output, seed, variation }: LocalEditRequest): void {
-  if (images.length < 1 || images.length > MAX_IMAGES) throw new RangeError(`expected 1 to ${MAX_IMAGES} images, got ${images.length}`);
+  if (images.length < 1 || images.length > MAX_IMAGES)
+    throw new RangeError(`expected 1 to ${MAX_IMAGES} images, got ${images.length}`);
   for (const side of [output.width, output.height]) {
-    if (!Number.isInteger(side) || side < 1 || side > MAX_OUTPUT_SIDE) throw new RangeError(`output sides must be integers in 1..${MAX_OUTPUT_SIDE}`);
+    if (!Number.isInteger(side) || side < 1 || side > MAX_OUTPUT_SIDE)
+      throw new RangeError(`output sides must be integers in 1..${MAX_OUTPUT_SIDE}`);
   }
   if (!Number.isInteger(seed) || seed < 0) throw new RangeError('seed must be a non-negative integer');
   if (!Number.isInteger(variation) || variation < 0) throw new RangeError('variation must be a non-negative integer');
@@ -162,7 +176,7 @@ async function decodeInput(image: Buffer, index: number, maxSide: number): Promi
   try {
     return await decodeRaster(image, maxSide);
   } catch (error) {
-    throw new Error(`image ${index + 1} could not be decoded: ${(error as Error).message}`);
+    throw new Error(`image ${index + 1} could not be decoded: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -170,5 +184,3 @@ async function decodeInput(image: Buffer, index: number, maxSide: number): Promi
 function scaleOf(image: Raster, output: OutputSize): number {
   return Math.min(output.width / image.width, output.height / image.height);
 }
-
-

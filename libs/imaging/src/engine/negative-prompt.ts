@@ -8,7 +8,11 @@ export function withoutUnwanted(
   negativePrompt: string | undefined,
   imageCount: number,
 ): { steps: PlannedStep[]; cancelled: PlannedStep[] } {
-  const unwanted = new Set(negativePrompt?.trim() ? parseInstruction(negativePrompt, imageCount).steps.map((step) => cancelKey(step.operation)) : []);
+  const unwanted = new Set(
+    negativePrompt?.trim()
+      ? parseInstruction(negativePrompt, imageCount).steps.map((step) => cancelKey(step.operation))
+      : [],
+  );
   return {
     steps: steps.filter((step) => !unwanted.has(cancelKey(step.operation))),
     cancelled: steps.filter((step) => unwanted.has(cancelKey(step.operation))),

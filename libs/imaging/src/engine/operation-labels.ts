@@ -2,14 +2,34 @@
 import { CropRegion, EditOperation, FusionPlan, Language, Placement } from './edit-plan';
 
 const CROP_EN: Record<CropRegion, string> = {
-  left: 'left half', right: 'right half', top: 'top half', bottom: 'bottom half', center: 'center',
-  'top-left': 'top-left quarter', 'top-right': 'top-right quarter', 'bottom-left': 'bottom-left quarter', 'bottom-right': 'bottom-right quarter',
+  left: 'left half',
+  right: 'right half',
+  top: 'top half',
+  bottom: 'bottom half',
+  center: 'center',
+  'top-left': 'top-left quarter',
+  'top-right': 'top-right quarter',
+  'bottom-left': 'bottom-left quarter',
+  'bottom-right': 'bottom-right quarter',
 };
 const CROP_ZH: Record<CropRegion, string> = {
-  left: '左半部分', right: '右半部分', top: '上半部分', bottom: '下半部分', center: '中间部分',
-  'top-left': '左上四分之一', 'top-right': '右上四分之一', 'bottom-left': '左下四分之一', 'bottom-right': '右下四分之一',
+  left: '左半部分',
+  right: '右半部分',
+  top: '上半部分',
+  bottom: '下半部分',
+  center: '中间部分',
+  'top-left': '左上四分之一',
+  'top-right': '右上四分之一',
+  'bottom-left': '左下四分之一',
+  'bottom-right': '右下四分之一',
 };
-const PLACEMENT_ZH: Record<Placement, string> = { 'top-left': '左上角', 'top-right': '右上角', 'bottom-left': '左下角', 'bottom-right': '右下角', center: '中央' };
+const PLACEMENT_ZH: Record<Placement, string> = {
+  'top-left': '左上角',
+  'top-right': '右上角',
+  'bottom-left': '左下角',
+  'bottom-right': '右下角',
+  center: '中央',
+};
 const ADJUST_ZH = { brightness: '亮度', contrast: '对比度', saturation: '饱和度' };
 
 export function imageName(image: number, language: Language): string {
@@ -89,7 +109,8 @@ function chinese(operation: EditOperation): string {
 }
 
 export function describeFusion(plan: FusionPlan, language: Language): string {
-  const names = (images: number[]) => images.map((image) => imageName(image, language)).join(language === 'zh' ? '、' : ', ');
+  const names = (images: number[]) =>
+    images.map((image) => imageName(image, language)).join(language === 'zh' ? '、' : ', ');
   const zh = language === 'zh';
   switch (plan.kind) {
     case 'side-by-side':
@@ -101,7 +122,9 @@ export function describeFusion(plan: FusionPlan, language: Language): string {
         ? `画中画（${imageName(plan.overlay, language)}置于${imageName(plan.base, language)}${PLACEMENT_ZH[plan.placement]}）`
         : `picture-in-picture (${imageName(plan.overlay, language)} on ${imageName(plan.base, language)}, ${plan.placement})`;
     case 'blend': {
-      const parts = plan.order.map((image, index) => `${imageName(image, language)} ${Math.round(plan.weights[index] * 100)}%`);
+      const parts = plan.order.map(
+        (image, index) => `${imageName(image, language)} ${Math.round(plan.weights[index] * 100)}%`,
+      );
       return zh ? `融合（${parts.join('，')}）` : `blend (${parts.join(', ')})`;
     }
   }

@@ -43,13 +43,21 @@ export const TEXT_WORDS = anyOf(
   /文字|文本|字样|标题|题字|配文|文案|写|添加|加上|标注|打上|加|字/,
 );
 
-const CROP_VERBS = anyOf(/\b(?:crop(?:ped)?|cut|trim|keep|extract|isolate|remove|delete|discard)\b/, /裁剪|裁切|剪裁|裁掉|剪掉|切掉|截取|保留|只要|只留|去掉|删除|删掉|裁|剪|切/);
+const CROP_VERBS = anyOf(
+  /\b(?:crop(?:ped)?|cut|trim|keep|extract|isolate|remove|delete|discard)\b/,
+  /裁剪|裁切|剪裁|裁掉|剪掉|切掉|截取|保留|只要|只留|去掉|删除|删掉|裁|剪|切/,
+);
 const REMOVING_VERBS = anyOf(/\b(?:remove|delete|discard|cut\s+(?:off|away))\b/, /裁掉|剪掉|切掉|去掉|删除|删掉/);
 const RATIO = /(?<![\d.])(\d{1,2}(?:\.\d+)?)\s*(?:[:：∶xX×]|比)\s*(\d{1,2}(?:\.\d+)?)(?![\d.])/;
 const RATIO_WORDS = /\b(?:aspect|ratio)\b|比例|画幅|宽高比/i;
 const BACKGROUND_ONLY = /\bbackground\b|背景/i;
 
-const OPPOSITE: Partial<Record<CropRegion, CropRegion>> = { left: 'right', right: 'left', top: 'bottom', bottom: 'top' };
+const OPPOSITE: Partial<Record<CropRegion, CropRegion>> = {
+  left: 'right',
+  right: 'left',
+  top: 'bottom',
+  bottom: 'top',
+};
 
 export const OPERATION_MATCHERS: OperationMatcher[] = [
   {
@@ -58,7 +66,12 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
     build: (context) => {
       const text = context.quotes[Number(context.keyword.groups[0])].trim();
       if (text === '') return undefined;
-      return { kind: 'text', text, color: nearestColor(context.window, context.from, context.to) ?? WHITE, position: textPosition(context) };
+      return {
+        kind: 'text',
+        text,
+        color: nearestColor(context.window, context.from, context.to) ?? WHITE,
+        position: textPosition(context),
+      };
     },
   },
   {
@@ -83,17 +96,26 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
   },
   {
     key: 'grayscale',
-    pattern: anyOf(/\b(?:black[\s-]*(?:and|&|n)[\s-]*white|b\s*&\s*w|b\/w|gr[ae]y[\s-]?scale|monochrome|monotone|gr[ae]y\s*tones?)(?![a-z])/, /黑白|灰度|去色|单色/),
+    pattern: anyOf(
+      /\b(?:black[\s-]*(?:and|&|n)[\s-]*white|b\s*&\s*w|b\/w|gr[ae]y[\s-]?scale|monochrome|monotone|gr[ae]y\s*tones?)(?![a-z])/,
+      /黑白|灰度|去色|单色/,
+    ),
     build: () => ({ kind: 'grayscale' }),
   },
   {
     key: 'sepia',
-    pattern: anyOf(/\b(?:sepia|vintage|retro|old[\s-]+(?:photo|picture|film|fashioned|school)|nostalgic|antique)\b/, /复古|怀旧|老照片|旧照片|泛黄|做旧|棕褐色?|褐色调/),
+    pattern: anyOf(
+      /\b(?:sepia|vintage|retro|old[\s-]+(?:photo|picture|film|fashioned|school)|nostalgic|antique)\b/,
+      /复古|怀旧|老照片|旧照片|泛黄|做旧|棕褐色?|褐色调/,
+    ),
     build: () => ({ kind: 'sepia' }),
   },
   {
     key: 'invert',
-    pattern: anyOf(/\b(?:invert(?:ed|s)?(?:\s+(?:the\s+)?colou?rs?)?|negative|inverse\s+colou?rs?|colou?r\s+inver(?:sion|t))\b/, /反色|反相|负片|颜色反转|反转颜色|色彩反转/),
+    pattern: anyOf(
+      /\b(?:invert(?:ed|s)?(?:\s+(?:the\s+)?colou?rs?)?|negative|inverse\s+colou?rs?|colou?r\s+inver(?:sion|t))\b/,
+      /反色|反相|负片|颜色反转|反转颜色|色彩反转/,
+    ),
     build: () => ({ kind: 'invert' }),
   },
   {
@@ -103,7 +125,8 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
       if (fusionClause && !CROP_VERBS.test(clause)) return undefined;
       const ratio = RATIO.exec(keyword.text);
       if (!ratio) return { kind: 'crop-aspect', width: 1, height: 1 };
-      if (!CROP_VERBS.test(clause) && !RATIO_WORDS.test(clause) && !/\b(?:to|into|as|make)\b|为|成/i.test(clause)) return undefined;
+      if (!CROP_VERBS.test(clause) && !RATIO_WORDS.test(clause) && !/\b(?:to|into|as|make)\b|为|成/i.test(clause))
+        return undefined;
       const [width, height] = [Number(ratio[1]), Number(ratio[2])];
       return width > 0 && height > 0 ? { kind: 'crop-aspect', width, height } : undefined;
     },
@@ -148,7 +171,10 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
   },
   {
     key: 'blur',
-    pattern: anyOf(/\b(?:blur(?:s|red|ry|ring)?|gaussian\s+blur|soften|defocus(?:ed)?|out\s+of\s+focus)\b/, /高斯模糊|模糊|虚化|柔化/),
+    pattern: anyOf(
+      /\b(?:blur(?:s|red|ry|ring)?|gaussian\s+blur|soften|defocus(?:ed)?|out\s+of\s+focus)\b/,
+      /高斯模糊|模糊|虚化|柔化/,
+    ),
     build: ({ clause, window, to }) => {
       if (BACKGROUND_ONLY.test(clause)) return 'unsupported';
       return { kind: 'blur', sigma: explicitStrength(window, to) ?? 4 * intensity(window) };
@@ -172,7 +198,12 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
     up: /brighte|lighte|亮(?!度)/i,
     percent: 20,
   }),
-  adjustment({ property: 'contrast', pattern: anyOf(/\b(?:contrast|contrasty|punchier|punchy)\b/, /对比度|对比/), up: /punch/i, percent: 25 }),
+  adjustment({
+    property: 'contrast',
+    pattern: anyOf(/\b(?:contrast|contrasty|punchier|punchy)\b/, /对比度|对比/),
+    up: /punch/i,
+    percent: 25,
+  }),
   adjustment({
     property: 'saturation',
     pattern: anyOf(
@@ -188,7 +219,11 @@ export const OPERATION_MATCHERS: OperationMatcher[] = [
     pattern: anyOf(/\b(?:border|frame)(?:ed|s)?\b/, /边框|相框|画框|外框|加框|描边|镶边/),
     build: ({ window, from, to }) => {
       const px = nearest(window, /(\d+)\s*(?:px|pixels?|像素)/gi, from, to);
-      const weight = /\b(?:thick|wide|heavy|bold)\b|粗|宽/i.test(window) ? 2 : /\b(?:thin|narrow|fine)\b|细|窄/i.test(window) ? 0.5 : 1;
+      const weight = /\b(?:thick|wide|heavy|bold)\b|粗|宽/i.test(window)
+        ? 2
+        : /\b(?:thin|narrow|fine)\b|细|窄/i.test(window)
+          ? 0.5
+          : 1;
       return {
         kind: 'border',
         color: nearestColor(window, from, to) ?? WHITE,
@@ -214,7 +249,11 @@ function adjustment({ property, pattern, down, up, percent: usual }: Adjustment)
     key: `adjust:${property}`,
     pattern,
     build: ({ window, from, to, keyword }) => {
-      const direction = down?.test(keyword.text) ? -1 : up?.test(keyword.text) ? 1 : (nearestDirection(window, from, to) ?? 1);
+      const direction = down?.test(keyword.text)
+        ? -1
+        : up?.test(keyword.text)
+          ? 1
+          : (nearestDirection(window, from, to) ?? 1);
       const percent = Math.abs(nearestPercent(window, from, to) ?? usual * intensity(window));
       return { kind: 'adjust', property, factor: clamp(1 + (direction * percent) / 100, 0.05, 5) };
     },
@@ -223,7 +262,8 @@ function adjustment({ property, pattern, down, up, percent: usual }: Adjustment)
 
 function cropRegion(groups: (string | undefined)[]): CropRegion {
   const [vertical, horizontal, half, center, zhCorner, zhHalf] = groups.map((group) => group?.toLowerCase());
-  if (vertical && horizontal) return `${/top|upper/.test(vertical) ? 'top' : 'bottom'}-${horizontal as 'left' | 'right'}`;
+  if (vertical && horizontal)
+    return `${/top|upper/.test(vertical) ? 'top' : 'bottom'}-${horizontal as 'left' | 'right'}`;
   if (half) return ({ upper: 'top', lower: 'bottom' } as Record<string, CropRegion>)[half] ?? (half as CropRegion);
   if (center) return 'center';
   if (zhCorner) return `${zhCorner[1] === '上' ? 'top' : 'bottom'}-${zhCorner[0] === '左' ? 'left' : 'right'}`;
@@ -243,7 +283,8 @@ function rotate({ window, from, to, keyword }: MatchContext): MatchOutcome {
   const degrees = angle ? parseNumber(angle.groups[0] ?? angle.groups[1] ?? '') : bare ? Number(bare[1]) : undefined;
   const counter = nearest(window, COUNTER_CLOCKWISE, from, to);
   const clockwise = nearest(window, CLOCKWISE, from, to);
-  const turnsLeft = counter !== undefined && (clockwise === undefined || gap(counter, from, to) <= gap(clockwise, from, to));
+  const turnsLeft =
+    counter !== undefined && (clockwise === undefined || gap(counter, from, to) <= gap(clockwise, from, to));
   const magnitude = degrees ?? 90;
   return { kind: 'rotate', degrees: turnsLeft && magnitude > 0 ? -magnitude : magnitude, background };
 }
@@ -255,9 +296,13 @@ function zoom({ window, to, keyword }: MatchContext): MatchOutcome {
   const after = window.slice(to);
   if (/\d{2,5}\s*[x×*]\s*\d{2,5}/i.test(after)) return { kind: 'resize' };
   const background = nearestColor(window, 0, window.length) ?? WHITE;
-  const percent = new RegExp(`^(.{0,16}?)(\\d+(?:\\.\\d+)?|百分之(?:\\d+|${CHINESE_NUMERAL}))\\s*(%|％)?`, 'i').exec(after);
+  const percent = new RegExp(`^(.{0,16}?)(\\d+(?:\\.\\d+)?|百分之(?:\\d+|${CHINESE_NUMERAL}))\\s*(%|％)?`, 'i').exec(
+    after,
+  );
   let factor: number | undefined;
-  const multiple = new RegExp(`^.{0,12}?(\\d+(?:\\.\\d+)?|${CHINESE_NUMERAL})\\s*(?:x\\b|×|倍|times\\b)`, 'i').exec(after);
+  const multiple = new RegExp(`^.{0,12}?(\\d+(?:\\.\\d+)?|${CHINESE_NUMERAL})\\s*(?:x\\b|×|倍|times\\b)`, 'i').exec(
+    after,
+  );
   if (multiple) {
     const times = parseNumber(multiple[1]) ?? 1;
     factor = shrinks ? 1 / times : times;
@@ -287,7 +332,12 @@ function explicitStrength(window: string, to: number): number | undefined {
 }
 
 function textPosition({ window, from, to }: MatchContext): TextPosition {
-  const found = nearest(window, /\b(top|upper|bottom|lower|center|centre|middle)\b|(顶部|上方|顶端|上面|上部|最上|底部|下方|底端|下面|下部|最下|中间|中央|正中|居中)/gi, from, to);
+  const found = nearest(
+    window,
+    /\b(top|upper|bottom|lower|center|centre|middle)\b|(顶部|上方|顶端|上面|上部|最上|底部|下方|底端|下面|下部|最下|中间|中央|正中|居中)/gi,
+    from,
+    to,
+  );
   const word = found?.text.toLowerCase() ?? '';
   if (/top|upper|顶|上/.test(word)) return 'top';
   if (/center|centre|middle|中|居/.test(word)) return 'center';

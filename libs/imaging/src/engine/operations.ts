@@ -28,11 +28,15 @@ export function applyOperation(image: Raster, operation: ContentOperation, outpu
     case 'blur':
       return transform(image, (pipeline) => pipeline.blur(Math.max(0.3, operation.sigma / outputScale)));
     case 'sharpen':
-      return transform(image, (pipeline) => pipeline.sharpen({ sigma: Math.max(0.3, operation.sigma / outputScale), m1: 1, m2: 4, y2: 40, y3: 40 }));
+      return transform(image, (pipeline) =>
+        pipeline.sharpen({ sigma: Math.max(0.3, operation.sigma / outputScale), m1: 1, m2: 4, y2: 40, y3: 40 }),
+      );
     case 'adjust':
       return transform(image, (pipeline) => {
         if (operation.property === 'contrast') return pipeline.linear(operation.factor, 128 * (1 - operation.factor));
-        return pipeline.modulate(operation.property === 'brightness' ? { brightness: operation.factor } : { saturation: operation.factor });
+        return pipeline.modulate(
+          operation.property === 'brightness' ? { brightness: operation.factor } : { saturation: operation.factor },
+        );
       });
     case 'rotate':
       return rotate(image, operation.degrees, operation.background);
@@ -56,7 +60,9 @@ function rotate(image: Raster, degrees: number, background: NamedColor): Promise
   const angle = normalisedAngle(degrees);
   if (angle === 0) return Promise.resolve(image);
   const [r, g, b] = background.rgb;
-  return transform(image, (pipeline) => (angle % 90 === 0 ? pipeline.rotate(angle) : pipeline.rotate(angle, { background: { r, g, b, alpha: 1 } })));
+  return transform(image, (pipeline) =>
+    angle % 90 === 0 ? pipeline.rotate(angle) : pipeline.rotate(angle, { background: { r, g, b, alpha: 1 } }),
+  );
 }
 
 /** Above 1 keeps the central 1/factor of the picture; below 1 shrinks it inside the unchanged frame. */
@@ -68,8 +74,12 @@ function zoom(image: Raster, factor: number, background: NamedColor): Promise<Ra
   const top = Math.floor((height - inner.height) / 2);
   const [r, g, b] = background.rgb;
   return transform(image, (pipeline) =>
-    pipeline
-      .resize(inner.width, inner.height, { fit: 'fill' })
-      .extend({ left, top, right: width - inner.width - left, bottom: height - inner.height - top, background: { r, g, b, alpha: 1 } }),
+    pipeline.resize(inner.width, inner.height, { fit: 'fill' }).extend({
+      left,
+      top,
+      right: width - inner.width - left,
+      bottom: height - inner.height - top,
+      background: { r, g, b, alpha: 1 },
+    }),
   );
 }

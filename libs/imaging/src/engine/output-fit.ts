@@ -16,7 +16,12 @@ export async function fitToOutput(image: Raster, output: OutputSize): Promise<{ 
   if (image.width === output.width && image.height === output.height) return { raster: image, mode: 'exact' };
   const ratio = image.width / image.height / (output.width / output.height);
   if (Math.max(ratio, 1 / ratio) <= COVER_TOLERANCE) {
-    return { raster: await transform(image, (p) => p.resize(output.width, output.height, { fit: 'cover', position: 'centre' })), mode: 'cover' };
+    return {
+      raster: await transform(image, (p) =>
+        p.resize(output.width, output.height, { fit: 'cover', position: 'centre' }),
+      ),
+      mode: 'cover',
+    };
   }
   const [backdrop, content] = await Promise.all([
     blurredBackdrop(image, output),
@@ -25,7 +30,9 @@ export async function fitToOutput(image: Raster, output: OutputSize): Promise<{ 
   const left = Math.floor((output.width - content.width) / 2);
   const top = Math.floor((output.height - content.height) / 2);
   const raster = await toRaster(
-    pipelineOf(backdrop).composite([{ input: content.data, raw: { width: content.width, height: content.height, channels: 4 }, left, top }]),
+    pipelineOf(backdrop).composite([
+      { input: content.data, raw: { width: content.width, height: content.height, channels: 4 }, left, top },
+    ]),
   );
   return { raster, mode: 'contain' };
 }
@@ -33,7 +40,11 @@ export async function fitToOutput(image: Raster, output: OutputSize): Promise<{ 
 async function blurredBackdrop(image: Raster, output: OutputSize): Promise<Raster> {
   const small = await transform(image, (p) =>
     p
-      .resize(Math.max(1, Math.ceil(output.width / BACKDROP_SHRINK)), Math.max(1, Math.ceil(output.height / BACKDROP_SHRINK)), { fit: 'cover' })
+      .resize(
+        Math.max(1, Math.ceil(output.width / BACKDROP_SHRINK)),
+        Math.max(1, Math.ceil(output.height / BACKDROP_SHRINK)),
+        { fit: 'cover' },
+      )
       .linear(0.8, 0),
   );
   const soft = await transform(small, (p) => p.blur(1.2));

@@ -8,7 +8,9 @@ describe('extendPrompt', () => {
   });
 
   it('keeps English in English', () => {
-    expect(extendPrompt('sepia', 1)).toBe('Apply the sepia effect to the image. Keep the subject and composition intact with fine details and a natural overall look.');
+    expect(extendPrompt('sepia', 1)).toBe(
+      'Apply the sepia effect to the image. Keep the subject and composition intact with fine details and a natural overall look.',
+    );
     expect(extendPrompt('rotate 90 degrees', 1)).toMatch(/^Edit the image as follows: rotate 90 degrees\. Keep /);
   });
 
@@ -18,7 +20,9 @@ describe('extendPrompt', () => {
   });
 
   it('keeps a fuller instruction word for word', () => {
-    expect(extendPrompt('把图1放在图2的右下角，然后调亮20%', 2)).toBe('把图1放在图2的右下角，然后调亮20%，保持主体构图与细节清晰，整体画面自然。');
+    expect(extendPrompt('把图1放在图2的右下角，然后调亮20%', 2)).toBe(
+      '把图1放在图2的右下角，然后调亮20%，保持主体构图与细节清晰，整体画面自然。',
+    );
   });
 
   it('is deterministic', () => {
@@ -26,9 +30,24 @@ describe('extendPrompt', () => {
   });
 
   it.each([
-    ['黑白', 1], ['反色', 1], ['模糊', 1], ['亮度提高20%', 1], ['顺时针旋转90度', 1], ['裁剪为16:9', 1], ['添加文字“你好”', 1],
-    ['sepia', 1], ['black and white', 1], ['rotate left', 1], ['crop the left half', 1], ['add a red border', 1], ['add text "Hi" at the top', 1],
-    ['图2和图1左右拼接，然后转为黑白', 2], ['将图1放在图2的右下角', 2], ['blend image 1 and image 2', 2], ['vintage', 2], ['锐化', 3],
+    ['黑白', 1],
+    ['反色', 1],
+    ['模糊', 1],
+    ['亮度提高20%', 1],
+    ['顺时针旋转90度', 1],
+    ['裁剪为16:9', 1],
+    ['添加文字“你好”', 1],
+    ['sepia', 1],
+    ['black and white', 1],
+    ['rotate left', 1],
+    ['crop the left half', 1],
+    ['add a red border', 1],
+    ['add text "Hi" at the top', 1],
+    ['图2和图1左右拼接，然后转为黑白', 2],
+    ['将图1放在图2的右下角', 2],
+    ['blend image 1 and image 2', 2],
+    ['vintage', 2],
+    ['锐化', 3],
   ] as [string, number][])('"%s": the engine reads the same edits from the extended prompt', (prompt, imageCount) => {
     const original = parseInstruction(prompt, imageCount);
     const extended = parseInstruction(extendPrompt(prompt, imageCount), imageCount);

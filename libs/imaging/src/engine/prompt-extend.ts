@@ -24,22 +24,35 @@ export function extendPrompt(prompt: string, imageCount: number): string {
   const plan = parseInstruction(core, imageCount);
   const { language } = plan;
   const subject = subjectOf(imageCount, language);
-  const sparse = language === 'zh' ? [...core.replace(/[^\p{L}\p{N}]/gu, '')].length <= SPARSE_CHINESE : core.split(/\s+/).length <= SPARSE_ENGLISH_WORDS;
-  const plain = sparse && plan.steps.length > 0 && plan.ignored.length === 0 && !plan.fusion?.explicit && !/图|image|picture|photo/i.test(core);
+  const sparse =
+    language === 'zh'
+      ? [...core.replace(/[^\p{L}\p{N}]/gu, '')].length <= SPARSE_CHINESE
+      : core.split(/\s+/).length <= SPARSE_ENGLISH_WORDS;
+  const plain =
+    sparse &&
+    plan.steps.length > 0 &&
+    plan.ignored.length === 0 &&
+    !plan.fusion?.explicit &&
+    !/图|image|picture|photo/i.test(core);
   const look = plain && LOOKS.has(plan.steps[0].operation.kind);
 
   if (language === 'zh') {
     const body = !plain ? core : look ? `将${subject}转换为${core}效果` : `将${subject}${core}`;
     return `${body}，${SUFFIX.zh}。`;
   }
-  const body = !plain ? capitalise(core) : look ? `Apply the ${core} effect to ${subject}` : `Edit ${subject} as follows: ${core}`;
+  const body = !plain
+    ? capitalise(core)
+    : look
+      ? `Apply the ${core} effect to ${subject}`
+      : `Edit ${subject} as follows: ${core}`;
   return `${body}. ${SUFFIX.en}`;
 }
 
 function subjectOf(imageCount: number, language: Language): string {
   if (imageCount <= 1) return language === 'zh' ? '图片' : 'the image';
-  const names = Array.from({ length: imageCount }, (_, index) => (language === 'zh' ? `图${index + 1}` : `image ${index + 1}`));
-  const last = names.pop()!;
+  const name = (index: number) => (language === 'zh' ? `图${index + 1}` : `image ${index + 1}`);
+  const names = Array.from({ length: imageCount - 1 }, (_, index) => name(index));
+  const last = name(imageCount - 1);
   return language === 'zh' ? `${names.join('、')}和${last}` : `${names.join(', ')} and ${last}`;
 }
 

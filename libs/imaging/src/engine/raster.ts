@@ -10,7 +10,13 @@ export interface Raster {
 }
 
 /** Fixed encoder settings: the same pixels always give the same bytes. */
-const PNG_OPTIONS: PngOptions = { compressionLevel: 6, adaptiveFiltering: false, palette: false, progressive: false, force: true };
+const PNG_OPTIONS: PngOptions = {
+  compressionLevel: 6,
+  adaptiveFiltering: false,
+  palette: false,
+  progressive: false,
+  force: true,
+};
 
 /** Decodes an input (EXIF orientation applied, first frame only), shrinking it to fit `maxSide` if larger. */
 export function decodeRaster(image: Buffer, maxSide?: number): Promise<Raster> {
@@ -25,7 +31,11 @@ export function pipelineOf(raster: Raster): Sharp {
 }
 
 export async function toRaster(pipeline: Sharp): Promise<Raster> {
-  const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  const { data, info } = await pipeline
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
   if (info.channels !== 4) throw new Error(`expected RGBA pixels, got ${info.channels} channels`);
   return { data, width: info.width, height: info.height };
 }
@@ -35,7 +45,12 @@ export function transform(raster: Raster, step: (pipeline: Sharp) => Sharp): Pro
   return toRaster(step(pipelineOf(raster)));
 }
 
-export function solidRaster(width: number, height: number, [r, g, b]: readonly [number, number, number], alpha = 255): Raster {
+export function solidRaster(
+  width: number,
+  height: number,
+  [r, g, b]: readonly [number, number, number],
+  alpha = 255,
+): Raster {
   const data = Buffer.alloc(width * height * 4);
   for (let offset = 0; offset < data.length; offset += 4) {
     data[offset] = r;

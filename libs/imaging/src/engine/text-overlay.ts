@@ -12,7 +12,9 @@ export async function renderText(text: string, color: Rgb, width: number, height
   if (text.trim() === '' || width < 4 || height < 4) return undefined;
   try {
     const markup = `<span foreground="${hex(color)}">${escapeMarkup(text)}</span>`;
-    const { data, info } = await sharp({ text: { text: markup, font: FONT, width, height, rgba: true, align: 'centre', wrap: 'word-char' } })
+    const { data, info } = await sharp({
+      text: { text: markup, font: FONT, width, height, rgba: true, align: 'centre', wrap: 'word-char' },
+    })
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
@@ -26,7 +28,12 @@ export async function renderText(text: string, color: Rgb, width: number, height
  * A caption across the frame on a translucent band (dark behind light text, light behind dark), so it reads on any
  * picture. Undefined when the text cannot be rendered; the caller reports that.
  */
-export async function drawCaption(frame: Raster, text: string, color: Rgb, position: TextPosition): Promise<Raster | undefined> {
+export async function drawCaption(
+  frame: Raster,
+  text: string,
+  color: Rgb,
+  position: TextPosition,
+): Promise<Raster | undefined> {
   const boxHeight = Math.round(frame.height * (position === 'center' ? 0.22 : 0.12));
   const glyphs = await renderText(text, color, Math.round(frame.width * 0.86), boxHeight);
   if (!glyphs) return undefined;
@@ -35,12 +42,21 @@ export async function drawCaption(frame: Raster, text: string, color: Rgb, posit
   const bandHeight = Math.min(frame.height, glyphs.height + 2 * padding);
   const margin = Math.round(frame.height * 0.04);
   const left = Math.floor((frame.width - bandWidth) / 2);
-  const top = position === 'top' ? margin : position === 'center' ? Math.floor((frame.height - bandHeight) / 2) : frame.height - bandHeight - margin;
+  const top =
+    position === 'top'
+      ? margin
+      : position === 'center'
+        ? Math.floor((frame.height - bandHeight) / 2)
+        : frame.height - bandHeight - margin;
   const light = 0.299 * color[0] + 0.587 * color[1] + 0.114 * color[2] > 128;
   const band = solidRaster(bandWidth, bandHeight, light ? [0, 0, 0] : [255, 255, 255], light ? 115 : 140);
   return overlay(frame, [
     { image: band, left, top: Math.max(0, top) },
-    { image: glyphs, left: left + Math.floor((bandWidth - glyphs.width) / 2), top: Math.max(0, top) + Math.floor((bandHeight - glyphs.height) / 2) },
+    {
+      image: glyphs,
+      left: left + Math.floor((bandWidth - glyphs.width) / 2),
+      top: Math.max(0, top) + Math.floor((bandHeight - glyphs.height) / 2),
+    },
   ]);
 }
 
@@ -62,5 +78,10 @@ function hex([r, g, b]: Rgb): string {
 }
 
 function escapeMarkup(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }

@@ -28,7 +28,9 @@ export function variationTweak(random: Random, variation: number): VariationTwea
 export function applyVariationTweak(image: Raster, tweak: VariationTweak): Promise<Raster> {
   // One pipeline: libvips picks the order of the two, the same order every time.
   const lift = [tweak.lift, tweak.lift, tweak.lift];
-  return transform(image, (pipeline) => pipeline.modulate({ saturation: tweak.saturation, hue: tweak.hue }).linear(tweak.gains, lift));
+  return transform(image, (pipeline) =>
+    pipeline.modulate({ saturation: tweak.saturation, hue: tweak.hue }).linear(tweak.gains, lift),
+  );
 }
 
 /**

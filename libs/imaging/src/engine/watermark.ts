@@ -15,7 +15,10 @@ export async function watermark(frame: Raster): Promise<Raster> {
   const textHeight = Math.max(8, Math.min(72, Math.round(shorter * 0.035)));
   const padding = Math.max(2, Math.round(textHeight * 0.4));
   const room = { width: frame.width - 2 * margin, height: frame.height - 2 * margin };
-  const box = { width: Math.min(Math.round(frame.width * 0.4), room.width - 2 * padding), height: Math.min(textHeight, room.height - 2 * padding) };
+  const box = {
+    width: Math.min(Math.round(frame.width * 0.4), room.width - 2 * padding),
+    height: Math.min(textHeight, room.height - 2 * padding),
+  };
   const glyphs = await renderText(LABEL, [255, 255, 255], box.width, box.height);
   // Without a usable font the badge alone still marks the image.
   const inner = glyphs ?? { width: textHeight * 6, height: textHeight };
@@ -25,7 +28,11 @@ export async function watermark(frame: Raster): Promise<Raster> {
   const top = frame.height - margin - badgeHeight;
   const layers = [{ image: solidRaster(badgeWidth, badgeHeight, [0, 0, 0], 110), left, top }];
   if (glyphs) {
-    layers.push({ image: glyphs, left: left + Math.floor((badgeWidth - glyphs.width) / 2), top: top + Math.floor((badgeHeight - glyphs.height) / 2) });
+    layers.push({
+      image: glyphs,
+      left: left + Math.floor((badgeWidth - glyphs.width) / 2),
+      top: top + Math.floor((badgeHeight - glyphs.height) / 2),
+    });
   }
   return overlay(frame, layers);
 }

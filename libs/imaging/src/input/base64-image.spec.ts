@@ -31,7 +31,9 @@ describe('decodeBase64Image', () => {
   });
 
   it('rejects other URL schemes with a message that names what is accepted', () => {
-    expect(() => decodeBase64Image('ftp://example.com/a.png')).toThrow('image must be an http(s) URL, a data URI or base64');
+    expect(() => decodeBase64Image('ftp://example.com/a.png')).toThrow(
+      'image must be an http(s) URL, a data URI or base64',
+    );
     expect(() => decodeBase64Image('file:///etc/passwd')).toThrow('image must be an http(s) URL, a data URI or base64');
   });
 
@@ -48,7 +50,9 @@ describe('decodeBase64Image', () => {
     const from = jest.spyOn(Buffer, 'from');
     try {
       expect(() => decodeBase64Image('A'.repeat(50 * 1024 * 1024))).toThrow('image is larger than 10 MB');
-      expect(() => decodeBase64Image(`data:image/png;base64,${'A'.repeat(14_000_000)}`)).toThrow('image is larger than 10 MB');
+      expect(() => decodeBase64Image(`data:image/png;base64,${'A'.repeat(14_000_000)}`)).toThrow(
+        'image is larger than 10 MB',
+      );
       expect(from).not.toHaveBeenCalled();
     } finally {
       from.mockRestore();

@@ -19,10 +19,12 @@ export function decodeBase64Image(value: string): Buffer {
   const payload = base64Payload(value);
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   const digits = payload.length - padding;
-  if (Math.floor((digits * 3) / 4) > MAX_IMAGE_BYTES) throw new ImageInputError(`image is larger than ${MAX_IMAGE_BYTES_LABEL}`);
+  if (Math.floor((digits * 3) / 4) > MAX_IMAGE_BYTES)
+    throw new ImageInputError(`image is larger than ${MAX_IMAGE_BYTES_LABEL}`);
   if (digits === 0) throw new ImageInputError('image is empty');
   const body = payload.slice(0, digits);
-  if (digits % 4 === 1 || (padding !== 0 && payload.length % 4 !== 0)) throw new ImageInputError('image is not valid base64');
+  if (digits % 4 === 1 || (padding !== 0 && payload.length % 4 !== 0))
+    throw new ImageInputError('image is not valid base64');
   const bytes = Buffer.from(body, 'base64');
   if (!isStrictBase64(body, bytes)) throw new ImageInputError('image is not valid base64');
   return bytes;
@@ -48,6 +50,7 @@ function base64Payload(value: string): string {
     return value.slice(comma + 1);
   }
   // Any other scheme (ftp:, file:, blob:) would otherwise be reported as "not valid base64", which misleads.
-  if (/^[a-z][a-z0-9+.-]*:/i.test(value)) throw new ImageInputError('image must be an http(s) URL, a data URI or base64');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value))
+    throw new ImageInputError('image must be an http(s) URL, a data URI or base64');
   return value;
 }

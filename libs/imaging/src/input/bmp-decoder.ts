@@ -45,7 +45,8 @@ export async function bmpToPng(bytes: Buffer, layout: BmpLayout): Promise<Buffer
     raw: { width: raw.width, height: raw.height, channels: raw.channels },
     limitInputPixels: false,
   });
-  if (raw.width !== layout.width) image = image.extract({ left: 0, top: 0, width: layout.width, height: layout.height });
+  if (raw.width !== layout.width)
+    image = image.extract({ left: 0, top: 0, width: layout.width, height: layout.height });
   return image.png().toBuffer();
 }
 
@@ -65,7 +66,10 @@ function bmpTsInput(bytes: Buffer, layout: BmpLayout): Buffer {
 }
 
 /** The masks BI_RGB implies: 8-8-8 for 32-bit, 5-5-5 for 16-bit; no alpha. */
-const DEFAULT_MASKS: Record<number, number[]> = { 32: [0x00ff0000, 0x0000ff00, 0x000000ff], 16: [0x7c00, 0x03e0, 0x001f] };
+const DEFAULT_MASKS: Record<number, number[]> = {
+  32: [0x00ff0000, 0x0000ff00, 0x000000ff],
+  16: [0x7c00, 0x03e0, 0x001f],
+};
 
 function writeDefaultMasks(copy: Buffer, layout: BmpLayout): void {
   const masks = DEFAULT_MASKS[layout.bitsPerPixel];
@@ -76,7 +80,10 @@ function writeDefaultMasks(copy: Buffer, layout: BmpLayout): void {
 
 function decodeInWorker(bytes: Buffer): Promise<RawPixels> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bmpTsPath: require.resolve('bmp-ts'), bytes } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { bmpTsPath: require.resolve('bmp-ts'), bytes },
+    });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;

@@ -6,13 +6,14 @@ const CORE_HEADER_SIZE = 12;
 const DECODABLE_HEADER_SIZES = new Set([40, 52, 56, 108, 124]);
 const DECODABLE_BITS_PER_PIXEL = new Set([1, 4, 8, 16, 24, 32]);
 
-export enum BmpCompression {
-  None = 0,
-  Rle8 = 1,
-  Rle4 = 2,
-  BitFields = 3,
-  AlphaBitFields = 6,
-}
+/** biCompression values; a plain map, not an enum, since a file's header may hold any number. */
+export const BmpCompression = {
+  None: 0,
+  Rle8: 1,
+  Rle4: 2,
+  BitFields: 3,
+  AlphaBitFields: 6,
+} as const;
 
 /** What the gateway needs from a BMP's headers: dimensions for the pixel cap, layout to hand bmp-ts a clean file. */
 export interface BmpHeader {
@@ -31,7 +32,8 @@ export interface BmpHeader {
 export function readBmpHeader(bytes: Buffer): BmpHeader {
   const headerSize = bytes.length >= FILE_HEADER_SIZE + 4 ? bytes.readUInt32LE(FILE_HEADER_SIZE) : 0;
   const core = headerSize === CORE_HEADER_SIZE;
-  if (bytes.length < FILE_HEADER_SIZE + (core ? CORE_HEADER_SIZE : 40)) throw new ImageInputError('image could not be decoded');
+  if (bytes.length < FILE_HEADER_SIZE + (core ? CORE_HEADER_SIZE : 40))
+    throw new ImageInputError('image could not be decoded');
   const width = core ? bytes.readUInt16LE(18) : bytes.readInt32LE(18);
   const signedHeight = core ? bytes.readUInt16LE(20) : bytes.readInt32LE(22);
   if (width <= 0 || signedHeight === 0) throw new ImageInputError('image could not be decoded');
@@ -60,9 +62,11 @@ export interface BmpLayout extends BmpHeader {
  */
 export function bmpLayout(header: BmpHeader, fileLength: number): BmpLayout {
   const bmpTsPixelOffset = bmpTsPixelOffsetOf(header);
-  if (bmpTsPixelOffset === null) throw new ImageInputError('image is a BMP variant that is not supported (use uncompressed BMP)');
+  if (bmpTsPixelOffset === null)
+    throw new ImageInputError('image is a BMP variant that is not supported (use uncompressed BMP)');
   const pixelEnd = header.pixelOffset + Math.ceil((header.width * header.bitsPerPixel) / 32) * 4 * header.height;
-  if (header.pixelOffset < bmpTsPixelOffset || fileLength < pixelEnd) throw new ImageInputError('image could not be decoded');
+  if (header.pixelOffset < bmpTsPixelOffset || fileLength < pixelEnd)
+    throw new ImageInputError('image could not be decoded');
   return { ...header, bmpTsPixelOffset, pixelEnd };
 }
 
@@ -75,6 +79,13 @@ function bmpTsPixelOffsetOf(header: BmpHeader): number | null {
   const paletteEntries = bitsPerPixel <= 8 || colorsUsed > 0 ? colorsUsed || 2 ** bitsPerPixel : 0;
   if (paletteEntries > (bitsPerPixel <= 8 ? 2 ** bitsPerPixel : 256)) return null;
   // A BITMAPINFOHEADER keeps its masks after the header; V2 and later hold them inside it.
-  const maskBytes = headerSize > 40 ? 0 : compression === BmpCompression.BitFields ? 12 : compression === BmpCompression.AlphaBitFields ? 16 : 0;
+  const maskBytes =
+    headerSize > 40
+      ? 0
+      : compression === BmpCompression.BitFields
+        ? 12
+        : compression === BmpCompression.AlphaBitFields
+          ? 16
+          : 0;
   return FILE_HEADER_SIZE + headerSize + maskBytes + paletteEntries * 4;
 }

@@ -46,7 +46,15 @@ interface BmpSpec {
 }
 
 /** A BMP built by hand, byte by byte, so the test does not depend on an encoder's quirks. */
-function buildBmp({ bitsPerPixel, rows, palette = [], topDown = false, headerSize = 40, compression = 0, gap = 0 }: BmpSpec): Buffer {
+function buildBmp({
+  bitsPerPixel,
+  rows,
+  palette = [],
+  topDown = false,
+  headerSize = 40,
+  compression = 0,
+  gap = 0,
+}: BmpSpec): Buffer {
   const width = rows[0].length;
   const height = rows.length;
   const rowBytes = Math.ceil((width * bitsPerPixel) / 32) * 4;
@@ -85,7 +93,10 @@ const indexed = (rows: Rgb[][], palette: Rgb[]) =>
   rows.map((row) => row.map((pixel) => palette.findIndex((entry) => entry.join() === pixel.join())));
 
 async function rejection(promise: Promise<unknown>): Promise<ImageInputError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ImageInputError);
   return error as ImageInputError;
 }
@@ -104,8 +115,12 @@ describe('decodeImage', () => {
   });
 
   it('accepts a GIF and returns its first frame as PNG, dropping the animation', async () => {
-    const frames = await Promise.all(['#ff0000', '#00ff00', '#0000ff'].map((colour) => solid(50, 40, colour).png().toBuffer()));
-    const animated = await sharp(frames, { join: { animated: true } }).gif({ loop: 0 }).toBuffer();
+    const frames = await Promise.all(
+      ['#ff0000', '#00ff00', '#0000ff'].map((colour) => solid(50, 40, colour).png().toBuffer()),
+    );
+    const animated = await sharp(frames, { join: { animated: true } })
+      .gif({ loop: 0 })
+      .toBuffer();
     expect((await sharp(animated).metadata()).pages).toBe(3);
 
     const decoded = await decodeImage(animated);
@@ -144,19 +159,27 @@ describe('decodeImage', () => {
         [WHITE, BLACK, WHITE, BLACK, WHITE, BLACK, WHITE, BLACK, WHITE],
         [BLACK, BLACK, WHITE, WHITE, BLACK, BLACK, WHITE, WHITE, BLACK],
       ];
-      const decoded = await decodeImage(buildBmp({ bitsPerPixel: 1, rows: indexed(rows, [BLACK, WHITE]), palette: [BLACK, WHITE] }));
+      const decoded = await decodeImage(
+        buildBmp({ bitsPerPixel: 1, rows: indexed(rows, [BLACK, WHITE]), palette: [BLACK, WHITE] }),
+      );
       expect(await rgbRows(decoded.data)).toEqual(rows);
     });
 
     it('refuses RLE compression, which bmp-ts decodes wrongly', async () => {
       const rle = buildBmp({ bitsPerPixel: 8, rows: indexed(PICTURE, palette), palette, compression: 1 });
-      expect((await rejection(probeImage(rle))).message).toBe('image is a BMP variant that is not supported (use uncompressed BMP)');
-      expect((await rejection(decodeImage(rle))).message).toBe('image is a BMP variant that is not supported (use uncompressed BMP)');
+      expect((await rejection(probeImage(rle))).message).toBe(
+        'image is a BMP variant that is not supported (use uncompressed BMP)',
+      );
+      expect((await rejection(decodeImage(rle))).message).toBe(
+        'image is a BMP variant that is not supported (use uncompressed BMP)',
+      );
     });
 
     it('rejects a truncated BMP', async () => {
       const bmp = buildBmp({ bitsPerPixel: 24, rows: PICTURE });
-      expect((await rejection(decodeImage(bmp.subarray(0, bmp.length - 4)))).message).toBe('image could not be decoded');
+      expect((await rejection(decodeImage(bmp.subarray(0, bmp.length - 4)))).message).toBe(
+        'image could not be decoded',
+      );
     });
 
     it('decodes in a worker thread, so the event loop keeps turning', async () => {
@@ -189,7 +212,9 @@ describe('decodeImage', () => {
     ['text', Buffer.from('just some words, not pixels')],
     ['an SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')],
   ])('rejects %s as an unsupported format', async (_name, bytes) => {
-    expect((await rejection(decodeImage(bytes))).message).toBe('image is not a supported format (JPEG, PNG, BMP, TIFF, WEBP, GIF)');
+    expect((await rejection(decodeImage(bytes))).message).toBe(
+      'image is not a supported format (JPEG, PNG, BMP, TIFF, WEBP, GIF)',
+    );
   });
 
   it.each([
@@ -197,7 +222,13 @@ describe('decodeImage', () => {
     ['png', (image: Sharp) => image.png()],
   ])('rejects a truncated %s as undecodable, although its header probes fine', async (_format, encode) => {
     const noise = sharp({
-      create: { width: 400, height: 300, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+      create: {
+        width: 400,
+        height: 300,
+        channels: 3,
+        background: '#000',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
+      },
     });
     const bytes = await encode(noise).toBuffer();
     const truncated = bytes.subarray(0, Math.floor(bytes.length / 2));
@@ -217,7 +248,10 @@ describe('decodeImage', () => {
 
     beforeAll(async () => {
       // 8000×6000 of one grey compresses to a few hundred KB yet would decode to 48 MP.
-      bomb = await sharp({ create: { width: 8000, height: 6000, channels: 3, background: '#777' }, limitInputPixels: false })
+      bomb = await sharp({
+        create: { width: 8000, height: 6000, channels: 3, background: '#777' },
+        limitInputPixels: false,
+      })
         .toColourspace('b-w')
         .png({ compressionLevel: 9 })
         .toBuffer();
@@ -242,6 +276,10 @@ describe('probeImage', () => {
   it('returns format and dimensions', async () => {
     const png = await solid(30, 20, '#fff').png().toBuffer();
     await expect(probeImage(png)).resolves.toEqual({ format: 'png', width: 30, height: 20 });
-    await expect(probeImage(buildBmp({ bitsPerPixel: 24, rows: PICTURE }))).resolves.toEqual({ format: 'bmp', width: 3, height: 2 });
+    await expect(probeImage(buildBmp({ bitsPerPixel: 24, rows: PICTURE }))).resolves.toEqual({
+      format: 'bmp',
+      width: 3,
+      height: 2,
+    });
   });
 });

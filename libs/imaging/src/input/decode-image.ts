@@ -54,7 +54,8 @@ export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
 async function decodedData(bytes: Buffer, format: ImageFormat, layout: BmpLayout | undefined): Promise<Buffer> {
   switch (format) {
     case 'bmp':
-      return bmpToPng(bytes, layout!);
+      if (!layout) throw new Error('a BMP reached decoding without its layout');
+      return bmpToPng(bytes, layout);
     case 'gif':
       return sharp(bytes, DECODE_OPTIONS).png().toBuffer();
     default:

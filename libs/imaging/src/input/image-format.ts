@@ -15,7 +15,8 @@ export function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
   // Classic TIFF (42) and BigTIFF (43), little- and big-endian.
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
   if (startsWith(bytes, [0x49, 0x49, 0x2b, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2b])) return 'tiff';
-  if (startsWithText(bytes, 'BM') && bytes.length >= 18 && BMP_DIB_HEADER_SIZES.has(readUInt32LE(bytes, 14))) return 'bmp';
+  if (startsWithText(bytes, 'BM') && bytes.length >= 18 && BMP_DIB_HEADER_SIZES.has(readUInt32LE(bytes, 14)))
+    return 'bmp';
   return null;
 }
 
@@ -24,7 +25,10 @@ function startsWith(bytes: Uint8Array, signature: number[]): boolean {
 }
 
 function startsWithText(bytes: Uint8Array, signature: string): boolean {
-  return startsWith(bytes, [...signature].map((char) => char.charCodeAt(0)));
+  return startsWith(
+    bytes,
+    [...signature].map((char) => char.charCodeAt(0)),
+  );
 }
 
 function readUInt32LE(bytes: Uint8Array, offset: number): number {

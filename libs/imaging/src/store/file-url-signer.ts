@@ -13,7 +13,9 @@ export class FileUrlSigner {
   private readonly key: Buffer;
 
   constructor(config: AppConfig) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(config.MASTER_KEY, 'hex'), Buffer.alloc(0), 'model-gateway file urls', 32));
+    this.key = Buffer.from(
+      hkdfSync('sha256', Buffer.from(config.MASTER_KEY, 'hex'), Buffer.alloc(0), 'model-gateway file urls', 32),
+    );
   }
 
   /** The path and query of a file's URL, valid until `expiresAt`. */

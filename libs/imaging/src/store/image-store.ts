@@ -39,7 +39,10 @@ const SWEEP_BATCH = 500;
 export class ImageStore {
   private buckets?: { images: mongo.GridFSBucket; inputs: mongo.GridFSBucket };
 
-  constructor(@InjectConnection() private readonly connection: Connection, private readonly sweeps: SweepStateRepository) {}
+  constructor(
+    @InjectConnection() private readonly connection: Connection,
+    private readonly sweeps: SweepStateRepository,
+  ) {}
 
   /** The connection's `db` exists only once it has connected, so the buckets are made on first use. */
   private get images(): mongo.GridFSBucket {
@@ -51,15 +54,22 @@ export class ImageStore {
   }
 
   private bucketsOf() {
-    this.buckets ??= {
-      images: new mongo.GridFSBucket(this.connection.db!, { bucketName: 'images', chunkSizeBytes: CHUNK_BYTES }),
-      inputs: new mongo.GridFSBucket(this.connection.db!, { bucketName: 'inputs', chunkSizeBytes: CHUNK_BYTES }),
-    };
+    if (!this.buckets) {
+      const { db } = this.connection;
+      if (!db) throw new Error('ImageStore was used before the database connection opened');
+      this.buckets = {
+        images: new mongo.GridFSBucket(db, { bucketName: 'images', chunkSizeBytes: CHUNK_BYTES }),
+        inputs: new mongo.GridFSBucket(db, { bucketName: 'inputs', chunkSizeBytes: CHUNK_BYTES }),
+      };
+    }
     return this.buckets;
   }
 
   /** Keeps a request image for the worker; returns its id. */
-  async saveInput(bytes: Buffer, metadata: Omit<StoredFileMetadata, 'contentType'> & { contentType?: string }): Promise<string> {
+  async saveInput(
+    bytes: Buffer,
+    metadata: Omit<StoredFileMetadata, 'contentType'> & { contentType?: string },
+  ): Promise<string> {
     const id = newId('in');
     await upload(this.inputs, id, bytes, { contentType: 'application/octet-stream', ...metadata });
     return id;
@@ -77,7 +87,7 @@ export class ImageStore {
   }
 
   async deleteInputs(ids: string[]): Promise<void> {
-    await Promise.all(ids.map((id) => this.inputs.delete(id as never).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)))));
+    await Promise.all(ids.map((id) => deleteFile(this.inputs, id as never)));
   }
 
   /**
@@ -90,7 +100,7 @@ export class ImageStore {
       await upload(this.images, id, png, file);
     } catch (error) {
       if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
-      await this.images.delete(id as never).catch((failure) => (isFileNotFound(failure) ? undefined : Promise.reject(failure)));
+      await deleteFile(this.images, id as never);
       await upload(this.images, id, png, file);
     }
   }
@@ -98,7 +108,11 @@ export class ImageStore {
   async openImage(id: string): Promise<StoredImage | null> {
     const [file] = await this.images.find({ _id: id as never }, { limit: 1 }).toArray();
     if (!file) return null;
-    return { length: file.length, metadata: file.metadata as StoredFileMetadata, stream: this.images.openDownloadStream(id as never) };
+    return {
+      length: file.length,
+      metadata: file.metadata as StoredFileMetadata,
+      stream: this.images.openDownloadStream(id as never),
+    };
   }
 
   /**
@@ -118,9 +132,11 @@ export class ImageStore {
     let deleted = 0;
     while (hour < current && deleted < SWEEP_BATCH) {
       hour = expiryHour(new Date(Date.parse(`${hour}:00:00Z`) + 3_600_000));
-      const files = await bucket.find({ filename: `expires|${hour}` }, { projection: { _id: 1, metadata: 1 } }).toArray();
-      const expired = files.filter((file) => new Date(file.metadata?.expiresAt).getTime() <= now.getTime()).slice(0, SWEEP_BATCH - deleted);
-      for (const file of expired) await bucket.delete(file._id).catch((error) => (isFileNotFound(error) ? undefined : Promise.reject(error)));
+      const files = await bucket
+        .find({ filename: `expires|${hour}` }, { projection: { _id: 1, metadata: 1 } })
+        .toArray();
+      const expired = files.filter((file) => expiresAtOf(file) <= now.getTime()).slice(0, SWEEP_BATCH - deleted);
+      for (const file of expired) await deleteFile(bucket, file._id);
       deleted += expired.length;
       if (hour < current && expired.length === files.length) await this.sweeps.advance(name, hour);
       else break;
@@ -134,8 +150,33 @@ function expiryHour(at: Date): string {
   return at.toISOString().slice(0, 13);
 }
 
-async function upload(bucket: mongo.GridFSBucket, id: string, bytes: Buffer, metadata: StoredFileMetadata): Promise<void> {
-  await pipeline(Readable.from([bytes]), bucket.openUploadStreamWithId(id as never, `expires|${expiryHour(metadata.expiresAt)}`, { metadata }));
+async function upload(
+  bucket: mongo.GridFSBucket,
+  id: string,
+  bytes: Buffer,
+  metadata: StoredFileMetadata,
+): Promise<void> {
+  await pipeline(
+    Readable.from([bytes]),
+    bucket.openUploadStreamWithId(id as never, `expires|${expiryHour(metadata.expiresAt)}`, { metadata }),
+  );
+}
+
+/** Deleting a file that is gone already (an earlier attempt or sweep took it) counts as done. */
+async function deleteFile(bucket: mongo.GridFSBucket, id: mongo.ObjectId): Promise<void> {
+  try {
+    await bucket.delete(id);
+  } catch (error) {
+    if (!isFileNotFound(error)) throw error;
+  }
+}
+
+/** Milliseconds since the epoch; NaN (never expired) when the metadata holds no date. */
+function expiresAtOf(file: mongo.GridFSFile): number {
+  const expiresAt: unknown = file.metadata?.expiresAt;
+  return expiresAt instanceof Date || typeof expiresAt === 'string' || typeof expiresAt === 'number'
+    ? new Date(expiresAt).getTime()
+    : NaN;
 }
 
 function isFileNotFound(error: unknown): boolean {

@@ -18,7 +18,8 @@ function routeTo(fake: DashScopeFake, apiKey = API_KEY): ResolvedRoute {
   return { provider: 'dashscope', upstream: 'dashscope', model, key: `dashscope:${model}`, baseUrl: fake.url, apiKey };
 }
 
-const solid = (width: number, height: number, format: 'png' | 'jpeg') => solidImage(width, height, format, { r: 40, g: 120, b: 200 });
+const solid = (width: number, height: number, format: 'png' | 'jpeg') =>
+  solidImage(width, height, format, { r: 40, g: 120, b: 200 });
 
 describe('DashScopeProvider.editImage', () => {
   let fake: DashScopeFake;
@@ -26,7 +27,12 @@ describe('DashScopeProvider.editImage', () => {
   let landscape: Buffer;
   let square: Buffer;
   const edit = (call: Partial<ImageEditCall> = {}, route = routeTo(fake)) =>
-    provider.editImage(route, { images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }], prompt: '把背景换成海边', variation: 0, ...call });
+    provider.editImage(route, {
+      images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }],
+      prompt: '把背景换成海边',
+      variation: 0,
+      ...call,
+    });
 
   beforeAll(async () => {
     fake = await startDashScopeFake({ apiKey: API_KEY });
@@ -35,7 +41,12 @@ describe('DashScopeProvider.editImage', () => {
   });
   afterEach(() => {
     fake.reset();
-    Object.assign(fake.options, { fileBytes: undefined, chunkedFiles: undefined, revisedPrompt: undefined, delayMs: undefined });
+    Object.assign(fake.options, {
+      fileBytes: undefined,
+      chunkedFiles: undefined,
+      revisedPrompt: undefined,
+      delayMs: undefined,
+    });
   });
   afterAll(async () => {
     await provider.onModuleDestroy();
@@ -82,7 +93,14 @@ describe('DashScopeProvider.editImage', () => {
       { mime: 'image/png', width: 600, height: 400 },
       { mime: 'image/jpeg', width: 300, height: 300 },
     ]);
-    expect(fake.calls[0].parameters).toEqual({ n: 1, negative_prompt: 'blurry', size: '1024*768', seed: 42, prompt_extend: false, watermark: false });
+    expect(fake.calls[0].parameters).toEqual({
+      n: 1,
+      negative_prompt: 'blurry',
+      size: '1024*768',
+      seed: 42,
+      prompt_extend: false,
+      watermark: false,
+    });
   });
 
   it('gives the same image for the same seed and another for another seed', async () => {
@@ -117,7 +135,11 @@ describe('DashScopeProvider.editImage', () => {
   });
 
   it('reports an overdue account as the route’s failure although DashScope answers 400', async () => {
-    fake.failNext({ status: 400, code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
+    fake.failNext({
+      status: 400,
+      code: 'Arrearage',
+      message: 'Access denied, please make sure your account is in good standing.',
+    });
     expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', status: 400 });
   });
 
@@ -142,7 +164,13 @@ describe('DashScopeProvider.editImage', () => {
     const impatient = providerWithTimeout(200);
     fake.setDelay(1_000);
     try {
-      const error = await providerFailureOf(impatient.editImage(routeTo(fake), { images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }], prompt: 'x', variation: 0 }));
+      const error = await providerFailureOf(
+        impatient.editImage(routeTo(fake), {
+          images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }],
+          prompt: 'x',
+          variation: 0,
+        }),
+      );
       expect(error).toMatchObject({ failure: 'retryable', message: 'upstream timed out' });
     } finally {
       await impatient.onModuleDestroy();
@@ -158,13 +186,22 @@ describe('DashScopeProvider.editImage', () => {
 
   it('refuses a result larger than the cap while streaming it', async () => {
     Object.assign(fake.options, { fileBytes: MAX_RESULT_IMAGE_BYTES + 1, chunkedFiles: true });
-    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
+    expect(await providerFailureOf(edit())).toMatchObject({
+      failure: 'route',
+      message: 'upstream image is larger than 20 MB',
+    });
   });
 
   it('lets one of several calls fail on its own (image 3 of 4)', async () => {
     fake.failCall(3, { status: 400, code: 'DataInspectionFailed' });
     const outcomes = [];
-    for (let i = 0; i < 4; i++) outcomes.push(await edit({ seed: i }).then(() => 'ok', (error: ProviderError) => error.failure));
+    for (let i = 0; i < 4; i++)
+      outcomes.push(
+        await edit({ seed: i }).then(
+          () => 'ok',
+          (error: ProviderError) => error.failure,
+        ),
+      );
     expect(outcomes).toEqual(['ok', 'ok', 'request', 'ok']);
   });
 });

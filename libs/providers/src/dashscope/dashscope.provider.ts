@@ -50,15 +50,20 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
     // One deadline for generation and download, so a route slot's lease always outlives the call.
     const signal = AbortSignal.timeout(this.timeoutMs);
-    const answer = await postToUpstream<GenerationAnswer>(`${route.baseUrl}${GENERATION_PATH}`, JSON.stringify(generationRequest(route.model, call)), {
-      dispatcher: this.agent,
-      signal,
-      apiKey: route.apiKey,
-      maxBytes: MAX_ANSWER_BYTES,
-    });
+    const answer = await postToUpstream<GenerationAnswer>(
+      `${route.baseUrl}${GENERATION_PATH}`,
+      JSON.stringify(generationRequest(route.model, call)),
+      {
+        dispatcher: this.agent,
+        signal,
+        apiKey: route.apiKey,
+        maxBytes: MAX_ANSWER_BYTES,
+      },
+    );
     const content = answer.output?.choices?.[0]?.message?.content ?? [];
     const imageUrl = content.find((item) => typeof item.image === 'string')?.image;
-    if (!imageUrl) throw new ProviderError(`upstream returned no image (request ${answer.request_id ?? 'unknown'})`, 'retryable');
+    if (!imageUrl)
+      throw new ProviderError(`upstream returned no image (request ${answer.request_id ?? 'unknown'})`, 'retryable');
     const image = await downloadImage(imageUrl, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
     // Tolerated rather than expected: a rewritten prompt, if reported, arrives as a text item beside the image.
     const revisedPrompt = content.find((item) => typeof item.text === 'string')?.text;
@@ -69,7 +74,9 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
 
 /** The request body; inputs travel inline as data URIs, so the upstream never has to reach back to us. */
 function generationRequest(model: string, call: ImageEditCall): GenerationRequest {
-  const content: ContentItem[] = call.images.map((input) => ({ image: `data:${input.mime};base64,${input.data.toString('base64')}` }));
+  const content: ContentItem[] = call.images.map((input) => ({
+    image: `data:${input.mime};base64,${input.data.toString('base64')}`,
+  }));
   content.push({ text: call.prompt });
   return {
     model,

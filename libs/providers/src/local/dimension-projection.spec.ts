@@ -7,7 +7,7 @@ function unit(values: number[]): number[] {
 
 function randomUnit(length: number, seed: number): number[] {
   let state = seed;
-  return unit(Array.from({ length }, () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5));
+  return unit(Array.from({ length }, () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5));
 }
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i], 0);
@@ -20,13 +20,18 @@ describe('DimensionProjection', () => {
     for (const dimensions of [512, 1024, 2048]) {
       const projected = vectors.map((v) => projection.project(v, dimensions));
       expect(projected[0]).toHaveLength(dimensions);
-      for (let i = 1; i < vectors.length; i++) expect(cosine(projected[0], projected[i])).toBeCloseTo(cosine(vectors[0], vectors[i]), 9);
+      for (let i = 1; i < vectors.length; i++)
+        expect(cosine(projected[0], projected[i])).toBeCloseTo(cosine(vectors[0], vectors[i]), 9);
     }
   });
 
   it('keeps cosines close when shrinking, closer than keeping the first components', () => {
     const similar = unit(vectors[0].map((x, i) => x + 0.6 * vectors[1][i]));
-    const pairs: [number[], number[]][] = [[vectors[0], similar], [vectors[0], vectors[2]], [similar, vectors[3]]];
+    const pairs: [number[], number[]][] = [
+      [vectors[0], similar],
+      [vectors[0], vectors[2]],
+      [similar, vectors[3]],
+    ];
     for (const dimensions of [256, 128]) {
       for (const [a, b] of pairs) {
         const projected = cosine(projection.project(a, dimensions), projection.project(b, dimensions));

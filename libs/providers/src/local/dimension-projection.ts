@@ -1,3 +1,5 @@
+import { mulberry32 } from '@gateway/imaging';
+
 /**
  * Vectors of a model's native size at any other size the catalog offers, for embedding models that are not
  * Matryoshka-trained (whose leading components are not a smaller embedding, so truncation would be poor).
@@ -12,7 +14,10 @@
 export class DimensionProjection {
   private readonly matrices = new Map<number, Float64Array>();
 
-  constructor(private readonly native: number, private readonly seed = 0x5eed) {}
+  constructor(
+    private readonly native: number,
+    private readonly seed = 0x5eed,
+  ) {}
 
   /** `vector` (native size, unit length) at `dimensions`, unit length. */
   project(vector: readonly number[], dimensions: number): number[] {
@@ -46,7 +51,10 @@ function orthonormalMatrix(rows: number, cols: number, seed: number): Float64Arr
   const m = new Float64Array(rows * cols);
   for (let i = 0; i < m.length; i++) m[i] = random();
   // Orthonormalise the vectors along the shorter side: columns when growing, rows when shrinking.
-  const [count, length, at] = rows >= cols ? [cols, rows, (v: number, k: number) => k * cols + v] : [rows, cols, (v: number, k: number) => v * cols + k];
+  const [count, length, at] =
+    rows >= cols
+      ? [cols, rows, (v: number, k: number) => k * cols + v]
+      : [rows, cols, (v: number, k: number) => v * cols + k];
   for (let v = 0; v < count; v++) {
     for (let u = 0; u < v; u++) {
       let dot = 0;
@@ -63,14 +71,9 @@ function orthonormalMatrix(rows: number, cols: number, seed: number): Float64Arr
 
 /** Standard normal draws from a seeded mulberry32 (Box–Muller). */
 function gaussian(seed: number): () => number {
-  let state = seed >>> 0;
-  const uniform = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
-  };
+  const next = mulberry32(seed);
+  // Never 0, so the logarithm stays finite.
+  const uniform = () => (next() + 1) / 4294967297;
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 

@@ -1,3 +1,5 @@
+import { tokenize } from '../token-estimate';
+
 /**
  * A deterministic feature-hashing embedder: word unigrams, word bigrams and character trigrams hashed
  * (FNV-1a, signed) into `dimensions` buckets, then L2-normalised. Texts sharing words and spellings land near each
@@ -16,20 +18,6 @@ export function hashEmbedding(text: string, dimensions: number): number[] {
   for (const value of vector) norm += value * value;
   norm = Math.sqrt(norm) || 1;
   return Array.from(vector, (value) => value / norm);
-}
-
-/** Lower-case words; each CJK character counts as a word of its own. */
-export function tokenize(text: string): string[] {
-  return text.toLowerCase().match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu) ?? [];
-}
-
-export function countTokens(text: string): number {
-  return Math.max(1, tokenize(text).length);
-}
-
-/** The estimate for a chat request's messages, where no upstream reports the real count. */
-export function countMessageTokens(messages: { content: string }[]): number {
-  return messages.reduce((sum, message) => sum + countTokens(message.content), 0);
 }
 
 function add(vector: Float64Array, feature: string, weight: number): void {

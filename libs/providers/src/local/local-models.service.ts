@@ -28,7 +28,10 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
   private host?: LocalModelHost;
   private projection?: DimensionProjection;
 
-  constructor(private readonly config: AppConfig, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const queues = this.config.workerQueues;
@@ -36,7 +39,10 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
     if (this.config.LOCAL_MODELS === 'off' || !needed) return;
     const manifest = readManifest(this.config.LOCAL_MODELS_DIR);
     if (!manifest) {
-      this.logger.warn({ dir: this.config.LOCAL_MODELS_DIR }, 'no local models found (run `node scripts/models.js`); local chat and embedding routes are off');
+      this.logger.warn(
+        { dir: this.config.LOCAL_MODELS_DIR },
+        'no local models found (run `node scripts/models.js`); local chat and embedding routes are off',
+      );
       return;
     }
     const started = Date.now();
@@ -48,7 +54,10 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
       threads: this.config.LOCAL_MODEL_THREADS || undefined,
     });
     if (this.host.embeddingDimensions) this.projection = new DimensionProjection(this.host.embeddingDimensions);
-    this.logger.info({ chat: this.host.chatAvailable, embeddingDimensions: this.host.embeddingDimensions, ms: Date.now() - started }, 'local models loaded');
+    this.logger.info(
+      { chat: this.host.chatAvailable, embeddingDimensions: this.host.embeddingDimensions, ms: Date.now() - started },
+      'local models loaded',
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -59,17 +68,24 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
     return this.host?.chatAvailable ?? false;
   }
 
-  async chat(request: LocalChatRequest, onDelta?: (text: string) => void, signal?: AbortSignal): Promise<LocalChatResult> {
-    if (!this.host?.chatAvailable) throw new ProviderError('the local chat model is not loaded on this worker', 'route');
+  async chat(
+    request: LocalChatRequest,
+    onDelta?: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<LocalChatResult> {
+    if (!this.host?.chatAvailable)
+      throw new ProviderError('the local chat model is not loaded on this worker', 'route');
     return this.host.chat(request, onDelta, signal);
   }
 
   /** Vectors at `dimensions`: the model's own size, or projected to it (DimensionProjection says how). */
   async embed(texts: string[], dimensions?: number): Promise<{ vectors: number[][]; promptTokens: number }> {
-    if (!this.host?.embeddingDimensions || !this.projection) throw new ProviderError('the local embedding model is not loaded on this worker', 'route');
-    const { vectors, promptTokens } = await this.host.embed(texts);
-    const size = dimensions ?? this.host.embeddingDimensions;
-    return { vectors: vectors.map((vector) => this.projection!.project(vector, size)), promptTokens };
+    const { host, projection } = this;
+    if (!host?.embeddingDimensions || !projection)
+      throw new ProviderError('the local embedding model is not loaded on this worker', 'route');
+    const { vectors, promptTokens } = await host.embed(texts);
+    const size = dimensions ?? host.embeddingDimensions;
+    return { vectors: vectors.map((vector) => projection.project(vector, size)), promptTokens };
   }
 }
 
@@ -78,7 +94,11 @@ function readManifest(dir: string): ModelsManifest | null {
   if (!existsSync(file)) return null;
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as ModelsManifest;
   // Relative to the manifest's directory (absolute paths stay as they are).
-  const present = (model?: string) => (model && existsSync(path.resolve(dir, model)) ? path.resolve(dir, model) : undefined);
-  const found = { chatModelPath: present(manifest.chatModelPath), embeddingModelPath: present(manifest.embeddingModelPath) };
+  const present = (model?: string) =>
+    model && existsSync(path.resolve(dir, model)) ? path.resolve(dir, model) : undefined;
+  const found = {
+    chatModelPath: present(manifest.chatModelPath),
+    embeddingModelPath: present(manifest.embeddingModelPath),
+  };
   return found.chatModelPath || found.embeddingModelPath ? found : null;
 }

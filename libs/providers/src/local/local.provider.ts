@@ -4,15 +4,24 @@ import { editedSize, extendPrompt, LocalEditEngine, outputGeometry } from '@gate
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import {
-  ChatAnswer, ChatCall, ChatChunk, EmbeddingsAnswer, EmbeddingsCall, ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError,
+  ChatAnswer,
+  ChatCall,
+  ChatChunk,
+  EmbeddingsAnswer,
+  EmbeddingsCall,
+  ImageEditAnswer,
+  ImageEditCall,
+  ModelProvider,
+  ProviderError,
 } from '../provider.types';
-import { countTokens, hashEmbedding } from './hash-embedder';
+import { countTokens } from '../token-estimate';
+import { hashEmbedding } from './hash-embedder';
 import { LocalModels } from './local-models.service';
 
 const DEFAULT_DIMENSIONS = 1024;
 
 /** Route model names of the local models (config/models.yaml). */
-export const LOCAL_MODEL_NAMES = {
+const LOCAL_MODEL_NAMES = {
   chat: 'smollm2-135m-instruct',
   embedding: 'all-minilm-l6-v2',
   hashEmbedding: 'hash-embedding-v1',
@@ -28,11 +37,16 @@ export class LocalProvider implements ModelProvider {
   readonly name = 'local' as const;
   private readonly editor = new LocalEditEngine();
 
-  constructor(private readonly config: AppConfig, private readonly models: LocalModels, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly models: LocalModels,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async embed(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
     if (route.model === LOCAL_MODEL_NAMES.embedding) return this.models.embed(call.input, call.dimensions);
-    if (route.model !== LOCAL_MODEL_NAMES.hashEmbedding) throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    if (route.model !== LOCAL_MODEL_NAMES.hashEmbedding)
+      throw new ProviderError(`local model ${route.model} is not available`, 'route');
     const dimensions = call.dimensions ?? DEFAULT_DIMENSIONS;
     return {
       vectors: call.input.map((text) => hashEmbedding(text, dimensions)),
@@ -46,7 +60,12 @@ export class LocalProvider implements ModelProvider {
   }
 
   /** OpenAI-shaped chunks from the local model's text as it is generated: the role, the deltas, the finish, the usage. */
-  async streamChat(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+  async streamChat(
+    route: ResolvedRoute,
+    call: ChatCall,
+    onChunk: (chunk: ChatChunk) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<ChatAnswer> {
     this.assertChatModel(route);
     const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
       object: 'chat.completion.chunk',
@@ -54,17 +73,25 @@ export class LocalProvider implements ModelProvider {
     });
     // Deltas arrive synchronously; chaining keeps them in order while each append awaits Redis.
     let delivered = onChunk(chunk({ role: 'assistant', content: '' }, null));
-    const answer = await this.models.chat(chatRequest(call), (text) => (delivered = delivered.then(() => onChunk(chunk({ content: text }, null)))), stop);
+    const onDelta = (text: string) => {
+      delivered = delivered.then(() => onChunk(chunk({ content: text }, null)));
+    };
+    const answer = await this.models.chat(chatRequest(call), onDelta, stop);
     await delivered;
     await onChunk(chunk({}, answer.finishReason));
-    const usage = { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens, total_tokens: answer.promptTokens + answer.completionTokens };
+    const usage = {
+      prompt_tokens: answer.promptTokens,
+      completion_tokens: answer.completionTokens,
+      total_tokens: answer.promptTokens + answer.completionTokens,
+    };
     await onChunk({ object: 'chat.completion.chunk', choices: [], usage });
     return answer;
   }
 
   /** The embedded image editor: instruction-driven sharp operations, deterministic for a seed and variation. */
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
-    if (route.model !== LOCAL_MODEL_NAMES.imageEdit) throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    if (route.model !== LOCAL_MODEL_NAMES.imageEdit)
+      throw new ProviderError(`local model ${route.model} is not available`, 'route');
     const rewritten = call.promptExtend ? await this.extendPrompt(call.prompt, call.images.length) : undefined;
     // The editor acts on the caller's words (a model's rewrite may drop the keywords it understands), widened by
     // the rule-based expansion; the rewrite is what revised_prompt shows.
@@ -82,7 +109,12 @@ export class LocalProvider implements ModelProvider {
       watermark: call.watermark ?? false,
     });
     // The prompt as used (cut, or rewritten, docs/contracts.md), then the editor's account of what it applied and what not.
-    return { image: result.png, revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}`, watermarked: true, shaped: true };
+    return {
+      image: result.png,
+      revisedPrompt: `${rewritten ?? prompt}\n\n${result.revisedPrompt}`,
+      watermarked: true,
+      shaped: true,
+    };
   }
 
   /**
@@ -96,7 +128,11 @@ export class LocalProvider implements ModelProvider {
       const answer = await this.models.chat(
         {
           messages: [
-            { role: 'system', content: 'You rewrite short image-editing instructions into one clear, detailed instruction. Keep the language of the instruction. Answer with the rewritten instruction only.' },
+            {
+              role: 'system',
+              content:
+                'You rewrite short image-editing instructions into one clear, detailed instruction. Keep the language of the instruction. Answer with the rewritten instruction only.',
+            },
             { role: 'user', content: prompt },
           ],
           maxTokens: PROMPT_EXTEND_MAX_TOKENS,
@@ -108,13 +144,17 @@ export class LocalProvider implements ModelProvider {
       const text = answer.content.trim();
       return answer.finishReason !== 'cancelled' && text.length > 0 ? text : extendPrompt(prompt, imageCount);
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'prompt_extend with the local chat model failed; using the rule-based rewrite');
+      this.logger.warn(
+        { err: (error as Error).message },
+        'prompt_extend with the local chat model failed; using the rule-based rewrite',
+      );
       return extendPrompt(prompt, imageCount);
     }
   }
 
   private assertChatModel(route: ResolvedRoute): void {
-    if (route.model !== LOCAL_MODEL_NAMES.chat) throw new ProviderError(`local model ${route.model} is not available`, 'route');
+    if (route.model !== LOCAL_MODEL_NAMES.chat)
+      throw new ProviderError(`local model ${route.model} is not available`, 'route');
   }
 }
 

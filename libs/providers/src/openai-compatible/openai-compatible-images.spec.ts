@@ -10,10 +10,18 @@ import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 const API_KEY = 'sk-openai-spec-0123456789';
 
 function routeTo(fake: OpenAiFake, model = 'dall-e-2', apiKey = API_KEY): ResolvedRoute {
-  return { provider: 'openai-compatible', upstream: 'openai', model, key: `openai:${model}`, baseUrl: fake.baseUrl, apiKey };
+  return {
+    provider: 'openai-compatible',
+    upstream: 'openai',
+    model,
+    key: `openai:${model}`,
+    baseUrl: fake.baseUrl,
+    apiKey,
+  };
 }
 
-const solid = (width: number, height: number, format: 'png' | 'jpeg') => solidImage(width, height, format, { r: 200, g: 80, b: 40 });
+const solid = (width: number, height: number, format: 'png' | 'jpeg') =>
+  solidImage(width, height, format, { r: 200, g: 80, b: 40 });
 
 describe('OpenAiCompatibleProvider.editImage', () => {
   const fake = new OpenAiFake({ apiKey: API_KEY });
@@ -22,7 +30,12 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   let png: Buffer;
   let jpeg: Buffer;
   const edit = (call: Partial<ImageEditCall> = {}, route = routeTo(fake)) =>
-    provider.editImage(route, { images: [{ data: png, mime: 'image/png', width: 640, height: 480 }], prompt: 'make it night', variation: 0, ...call });
+    provider.editImage(route, {
+      images: [{ data: png, mime: 'image/png', width: 640, height: 480 }],
+      prompt: 'make it night',
+      variation: 0,
+      ...call,
+    });
 
   beforeAll(async () => {
     await Promise.all([fake.start(), urlFake.start()]);
@@ -49,7 +62,9 @@ describe('OpenAiCompatibleProvider.editImage', () => {
       n: '1',
       size: '1024x768',
       response_format: 'b64_json',
-      images: [{ field: 'image', filename: 'image-1.png', mime: 'image/png', bytes: png.length, width: 640, height: 480 }],
+      images: [
+        { field: 'image', filename: 'image-1.png', mime: 'image/png', bytes: png.length, width: 640, height: 480 },
+      ],
     });
   });
 
@@ -81,13 +96,19 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   });
 
   it('reports an input the upstream cannot read as the request’s failure', async () => {
-    const error = await providerFailureOf(edit({ images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64 }] }));
+    const error = await providerFailureOf(
+      edit({ images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64 }] }),
+    );
     expect(error).toMatchObject({ failure: 'request', status: 400 });
     expect(error.message).toMatch(/Invalid image file/);
   });
 
   it('reports a refused key as the route’s failure without echoing it', async () => {
-    fake.failNext({ times: 1, status: 401, body: { error: { message: 'Incorrect API key provided: sk-open***6789.', type: 'invalid_request_error' } } });
+    fake.failNext({
+      times: 1,
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided: sk-open***6789.', type: 'invalid_request_error' } },
+    });
     const error = await providerFailureOf(edit());
     expect(error).toMatchObject({ failure: 'route', status: 401 });
     expect(error.message).toBe('Incorrect API key provided: [redacted key]');
@@ -108,6 +129,9 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   it('refuses an inline image larger than the cap', async () => {
     const huge = 'A'.repeat(Math.ceil(((MAX_RESULT_IMAGE_BYTES + 1024) * 4) / 3));
     fake.failNext({ times: 1, status: 200, body: { created: 0, data: [{ b64_json: huge }] } });
-    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', message: 'upstream image is larger than 20 MB' });
+    expect(await providerFailureOf(edit())).toMatchObject({
+      failure: 'route',
+      message: 'upstream image is larger than 20 MB',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
-import { countMessageTokens, countTokens } from '../local/hash-embedder';
+import { countMessageTokens, countTokens } from '../token-estimate';
 import {
   ChatAnswer,
   ChatCall,
@@ -15,7 +15,14 @@ import {
   ModelProvider,
   ProviderError,
 } from '../provider.types';
-import { decodeInlineImage, downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, streamFromUpstream, upstreamAgent } from '../upstream-http';
+import {
+  decodeInlineImage,
+  downloadImage,
+  MAX_RESULT_IMAGE_BYTES,
+  postToUpstream,
+  streamFromUpstream,
+  upstreamAgent,
+} from '../upstream-http';
 
 /** The JSON answer carries the image in base64 (4/3 of its size) plus a little JSON. */
 const MAX_IMAGES_ANSWER_BYTES = Math.ceil((MAX_RESULT_IMAGE_BYTES * 4) / 3) + 64 * 1024;
@@ -60,15 +67,21 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       ...(call.user ? { user: call.user } : {}),
     });
     if (!Array.isArray(body.data) || body.data.length !== call.input.length) {
-      throw new ProviderError(`upstream returned ${body.data?.length ?? 'no'} embeddings for ${call.input.length} inputs`, 'retryable');
+      throw new ProviderError(
+        `upstream returned ${body.data?.length ?? 'no'} embeddings for ${call.input.length} inputs`,
+        'retryable',
+      );
     }
-    const vectors: number[][] = new Array(call.input.length);
+    const vectors = new Array<number[]>(call.input.length);
     for (const item of body.data) vectors[item.index] = item.embedding;
     return { vectors, promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0 };
   }
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
-    const body = await this.post<OpenAiChatBody>(route, '/chat/completions', { ...chatPayload(route, call), stream: false });
+    const body = await this.post<OpenAiChatBody>(route, '/chat/completions', {
+      ...chatPayload(route, call),
+      stream: false,
+    });
     const choice = body.choices?.[0];
     if (!choice) throw new ProviderError('upstream returned no choices', 'retryable');
     return {
@@ -83,7 +96,12 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
    * Passes the upstream's SSE chunks through as they arrive. Usage is always asked for (stream_options), so tokens
    * are counted even when the caller does not want the usage chunk; without one, the text is counted here.
    */
-  async streamChat(route: ResolvedRoute, call: ChatCall, onChunk: (chunk: ChatChunk) => Promise<void>, stop: AbortSignal): Promise<ChatAnswer> {
+  async streamChat(
+    route: ResolvedRoute,
+    call: ChatCall,
+    onChunk: (chunk: ChatChunk) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<ChatAnswer> {
     const payload = { ...chatPayload(route, call), stream: true, stream_options: { include_usage: true } };
     let content = '';
     let finishReason = 'stop';
@@ -119,16 +137,21 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
     // One deadline for the edit and any download, so a route slot's lease always outlives the call.
     const signal = AbortSignal.timeout(this.timeoutMs);
-    const body = await postToUpstream<OpenAiImagesBody>(`${route.baseUrl}/images/edits`, imageEditForm(route.model, call), {
-      dispatcher: this.agent,
-      signal,
-      apiKey: route.apiKey,
-      maxBytes: MAX_IMAGES_ANSWER_BYTES,
-    });
+    const body = await postToUpstream<OpenAiImagesBody>(
+      `${route.baseUrl}/images/edits`,
+      imageEditForm(route.model, call),
+      {
+        dispatcher: this.agent,
+        signal,
+        apiKey: route.apiKey,
+        maxBytes: MAX_IMAGES_ANSWER_BYTES,
+      },
+    );
     const item = body.data?.[0];
     let image: Buffer;
     if (item?.b64_json) image = decodeInlineImage(item.b64_json, MAX_RESULT_IMAGE_BYTES);
-    else if (item?.url) image = await downloadImage(item.url, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
+    else if (item?.url)
+      image = await downloadImage(item.url, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
     else throw new ProviderError('upstream returned no image', 'retryable');
     return { image, ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) };
   }

@@ -24,9 +24,14 @@ export class ApiAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const signed = !request.headers.authorization && request.headers['x-signature'] !== undefined;
-    const principal = signed ? await this.signatures.authenticate(request) : await this.apiKeys.authenticate(request.headers.authorization);
+    const principal = signed
+      ? await this.signatures.authenticate(request)
+      : await this.apiKeys.authenticate(request.headers.authorization);
     if (!principal.allowList.allows(request.ip)) {
-      throw new GatewayError('IpNotAllowed', `calls from ${request.ip} are not allowed by this application's IP whitelist`);
+      throw new GatewayError(
+        'IpNotAllowed',
+        `calls from ${request.ip} are not allowed by this application's IP whitelist`,
+      );
     }
     request.principal = principal;
     // Task POSTs report the window as their admission leaves it; other routes report it as it stands.

@@ -1,6 +1,6 @@
 import { AppConfig, GatewayError } from '@gateway/common';
 import { ApplicationsRepository, UsersRepository } from '@gateway/db';
-import { GatewayRedis } from '@gateway/queue';
+import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -11,7 +11,7 @@ import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { principalOf } from './principal-factory';
 import { ownerInGoodStanding } from './owner-standing';
 
-export const SIGNATURE_WINDOW_SECONDS = 300;
+const SIGNATURE_WINDOW_SECONDS = 300;
 
 export interface SignedRequest {
   method: string;
@@ -22,7 +22,13 @@ export interface SignedRequest {
 }
 
 /** The string a client signs: METHOD\nPATH\nTIMESTAMP\nNONCE\nhex SHA-256 of the body (docs/contracts.md). */
-export function signingString(method: string, url: string, timestamp: string, nonce: string, body: Buffer | string = ''): string {
+export function signingString(
+  method: string,
+  url: string,
+  timestamp: string,
+  nonce: string,
+  body: Buffer | string = '',
+): string {
   const bodyHash = createHash('sha256').update(body).digest('hex');
   return `${method.toUpperCase()}\n${url}\n${timestamp}\n${nonce}\n${bodyHash}`;
 }
@@ -41,13 +47,18 @@ type Signer = { principal: Principal; secretKey: string } | { missing: true };
 export class SignatureAuthService {
   private readonly box: SecretBox;
   private readonly redis: Redis;
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private readonly signers: LRUCache<string, Signer>;
 
-  constructor(config: AppConfig, redis: GatewayRedis, private readonly applications: ApplicationsRepository, private readonly users: UsersRepository) {
+  constructor(
+    config: AppConfig,
+    redis: GatewayRedis,
+    private readonly applications: ApplicationsRepository,
+    private readonly users: UsersRepository,
+  ) {
     this.box = new SecretBox(config.MASTER_KEY);
     this.redis = redis.client;
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
       const app = await this.applications.findById(appId);
       if (!app || app.status !== 'active' || !(await ownerInGoodStanding(this.users, app))) return { missing: true };
@@ -61,24 +72,34 @@ export class SignatureAuthService {
     const nonce = header(request, 'x-nonce');
     const signature = header(request, 'x-signature');
     if (!appId || !timestamp || !nonce || !signature) {
-      throw new GatewayError('MissingAuthorization', 'a signed request needs X-App-Id, X-Timestamp, X-Nonce and X-Signature');
+      throw new GatewayError(
+        'MissingAuthorization',
+        'a signed request needs X-App-Id, X-Timestamp, X-Nonce and X-Signature',
+      );
     }
     if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) {
-      throw new GatewayError('ExpiredTimestamp', `X-Timestamp must be Unix seconds within ${SIGNATURE_WINDOW_SECONDS} s of the server clock`);
+      throw new GatewayError(
+        'ExpiredTimestamp',
+        `X-Timestamp must be Unix seconds within ${SIGNATURE_WINDOW_SECONDS} s of the server clock`,
+      );
     }
-    if (!/^[\w-]{8,128}$/.test(nonce)) throw new GatewayError('InvalidSignature', 'X-Nonce must be 8-128 letters, digits, _ or -');
+    if (!/^[\w-]{8,128}$/.test(nonce))
+      throw new GatewayError('InvalidSignature', 'X-Nonce must be 8-128 letters, digits, _ or -');
     if (!/^app_[0-9A-Za-z]{22}$/.test(appId)) throw invalid();
     const signer = await fetchAuthEntry(this.signers, appId);
     if ('missing' in signer) throw invalid();
-    const expected = Buffer.from(sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)), 'base64');
+    const expected = Buffer.from(
+      sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)),
+      'base64',
+    );
     const given = Buffer.from(signature, 'base64');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     // Only a valid signature spends its nonce, so nobody can burn another client's nonces.
-    const fresh = await this.redis.set(`${this.prefix}:nonce:{${appId}}:${nonce}`, '1', 'EX', 2 * SIGNATURE_WINDOW_SECONDS, 'NX');
-    if (fresh !== 'OK') throw new GatewayError('InvalidSignature', 'this X-Nonce was already used; send a new one with every request');
+    const fresh = await this.redis.set(this.keys.nonce(appId, nonce), '1', 'EX', 2 * SIGNATURE_WINDOW_SECONDS, 'NX');
+    if (fresh !== 'OK')
+      throw new GatewayError('InvalidSignature', 'this X-Nonce was already used; send a new one with every request');
     return signer.principal;
   }
-
 }
 
 function header(request: SignedRequest, name: string): string | undefined {
@@ -87,5 +108,8 @@ function header(request: SignedRequest, name: string): string | undefined {
 }
 
 function invalid(): GatewayError {
-  return new GatewayError('InvalidSignature', 'the request signature does not match; sign METHOD, path, timestamp, nonce and the body hash with the Secret Key');
+  return new GatewayError(
+    'InvalidSignature',
+    'the request signature does not match; sign METHOD, path, timestamp, nonce and the body hash with the Secret Key',
+  );
 }

@@ -64,11 +64,18 @@ export class ConsoleApplicationsService {
     if (ceilings?.maxApplications !== undefined) {
       const active = (await this.applications.list(ownerId)).filter((app) => app.status === 'active').length;
       if (active >= ceilings.maxApplications) {
-        throw new GatewayError('CeilingExceeded', `your account may have at most ${ceilings.maxApplications} applications; ask the gateway's operator for more`);
+        throw new GatewayError(
+          'CeilingExceeded',
+          `your account may have at most ${ceilings.maxApplications} applications; ask the gateway's operator for more`,
+        );
       }
     }
     // Under a ceiling, an unset limit is the ceiling rather than unlimited.
-    const limited = { ...settings, dailyCallLimit: settings.dailyCallLimit ?? ceilings?.maxDailyCallLimit, tokenQuota: settings.tokenQuota ?? ceilings?.maxTokenQuota };
+    const limited = {
+      ...settings,
+      dailyCallLimit: settings.dailyCallLimit ?? ceilings?.maxDailyCallLimit,
+      tokenQuota: settings.tokenQuota ?? ceilings?.maxTokenQuota,
+    };
     checkCeilings(ceilings, limited);
     const issued = await this.credentials.createApplication({ ...limited, ownerId });
     return {
@@ -85,7 +92,11 @@ export class ConsoleApplicationsService {
     }
     await this.callbackUrls.check(changes.callbackUrl);
     // Saving the callback URL again, even unchanged, re-enables a callback a 410 disabled.
-    const app = await this.applications.updateOwned(appId, ownerId, changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes);
+    const app = await this.applications.updateOwned(
+      appId,
+      ownerId,
+      changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes,
+    );
     if (!app) throw notFound(appId);
     return this.present(app);
   }
@@ -118,8 +129,14 @@ export class ConsoleApplicationsService {
       from,
       to,
       data: days.map((d) => ({
-        day: d.day, model: d.model, calls: d.calls, errors: d.errors,
-        prompt_tokens: d.promptTokens, completion_tokens: d.completionTokens, images: d.images, cost: d.cost,
+        day: d.day,
+        model: d.model,
+        calls: d.calls,
+        errors: d.errors,
+        prompt_tokens: d.promptTokens,
+        completion_tokens: d.completionTokens,
+        images: d.images,
+        cost: d.cost,
       })),
     };
   }
@@ -146,7 +163,10 @@ export class ConsoleApplicationsService {
   async redeliver(appId: string, ownerId: string, deliveryId: string) {
     await this.owned(appId, ownerId);
     const delivery = await this.deliveries.findForApp(deliveryId, appId);
-    if (!delivery) throw new GatewayError('NotFound', `no webhook delivery ${deliveryId} for this application`, { param: 'delivery_id' });
+    if (!delivery)
+      throw new GatewayError('NotFound', `no webhook delivery ${deliveryId} for this application`, {
+        param: 'delivery_id',
+      });
     await this.webhookJobs.redeliver(appId, delivery.taskId, delivery.event as WebhookEventType);
     return { app_id: appId, task_id: delivery.taskId, event: delivery.event, status: 'queued' };
   }
@@ -159,7 +179,10 @@ export class ConsoleApplicationsService {
 
   private checkModels(models: string[]): void {
     models.forEach((id, index) => {
-      if (!this.catalog.find(id)) throw new GatewayError('ModelNotFound', `model "${id}" is not in the catalog`, { param: `scope.models[${index}]` });
+      if (!this.catalog.find(id))
+        throw new GatewayError('ModelNotFound', `model "${id}" is not in the catalog`, {
+          param: `scope.models[${index}]`,
+        });
     });
   }
 
@@ -198,7 +221,10 @@ function notFound(appId: string): GatewayError {
 }
 
 /** A daily call limit or token quota above the owner's ceiling, or unlimited (0) under one, is refused. */
-function checkCeilings(ceilings: UserCeilings | undefined, settings: Partial<Pick<ApplicationSettings, 'dailyCallLimit' | 'tokenQuota'>>): void {
+function checkCeilings(
+  ceilings: UserCeilings | undefined,
+  settings: Partial<Pick<ApplicationSettings, 'dailyCallLimit' | 'tokenQuota'>>,
+): void {
   const checks = [
     ['daily_call_limit', settings.dailyCallLimit, ceilings?.maxDailyCallLimit],
     ['token_quota', settings.tokenQuota, ceilings?.maxTokenQuota],
@@ -206,7 +232,11 @@ function checkCeilings(ceilings: UserCeilings | undefined, settings: Partial<Pic
   for (const [param, value, ceiling] of checks) {
     if (ceiling === undefined || value === undefined) continue;
     if (value === 0 || value > ceiling) {
-      throw new GatewayError('CeilingExceeded', `${param} must be from 1 to ${ceiling}, the ceiling the gateway's operator set for your account`, { param });
+      throw new GatewayError(
+        'CeilingExceeded',
+        `${param} must be from 1 to ${ceiling}, the ceiling the gateway's operator set for your account`,
+        { param },
+      );
     }
   }
 }
@@ -221,7 +251,8 @@ async function listing<T>(list: () => Promise<FeedSlice<T>>): Promise<FeedSlice<
   try {
     return await list();
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new GatewayError('InvalidParameter', error.message, { param: 'cursor' });
+    if (error instanceof InvalidCursorError)
+      throw new GatewayError('InvalidParameter', error.message, { param: 'cursor' });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { AppConfig, GatewayError, newId, randomBase62 } from '@gateway/common';
 import { InvitationsRepository, UserRecord, UserRole, UsersRepository } from '@gateway/db';
-import { GatewayRedis } from '@gateway/queue';
+import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import Redis from 'ioredis';
@@ -37,7 +37,7 @@ const FIRST_ACCOUNT_CLAIM_SECONDS = 60;
 @Injectable()
 export class ConsoleSessionsService {
   private readonly redis: Redis;
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private readonly signup: AppConfig['CONSOLE_SIGNUP'];
   private decoyHash?: Promise<string>;
 
@@ -48,7 +48,7 @@ export class ConsoleSessionsService {
     private readonly invitations: InvitationsRepository,
   ) {
     this.redis = redis.client;
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.signup = config.CONSOLE_SIGNUP;
   }
 
@@ -56,13 +56,20 @@ export class ConsoleSessionsService {
    * Creates an account. The first one on an empty database is the operator (`admin`); after that CONSOLE_SIGNUP
    * decides, and under `invite` an operator's unused, unexpired invitation is used up.
    */
-  async register(email: string, password: string, invitation?: string): Promise<{ token: string; session: ConsoleSession }> {
+  async register(
+    email: string,
+    password: string,
+    invitation?: string,
+  ): Promise<{ token: string; session: ConsoleSession }> {
     const normalized = email.toLowerCase();
     checkNewPassword(password, normalized);
     const first = await this.claimFirstAccount();
     if (!first) await this.admit(normalized, invitation);
     const user = await this.users.create({
-      _id: newId('user'), email: normalized, passwordHash: await hash(password, { algorithm: ARGON2ID }), role: first ? 'admin' : 'user',
+      _id: newId('user'),
+      email: normalized,
+      passwordHash: await hash(password, { algorithm: ARGON2ID }),
+      role: first ? 'admin' : 'user',
     });
     if (!user) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
     return this.open(user);
@@ -71,26 +78,39 @@ export class ConsoleSessionsService {
   /** True for the one sign-up that creates the first account: no account exists, and it won the Redis claim. */
   private async claimFirstAccount(): Promise<boolean> {
     if (await this.users.any()) return false;
-    const claimed = await this.redis.set(`${this.prefix}:console:first-account`, '1', 'EX', FIRST_ACCOUNT_CLAIM_SECONDS, 'NX');
+    const claimed = await this.redis.set(this.keys.firstAccountClaim(), '1', 'EX', FIRST_ACCOUNT_CLAIM_SECONDS, 'NX');
     return claimed === 'OK';
   }
 
   private async admit(email: string, invitation: string | undefined): Promise<void> {
     if (this.signup === 'open') return;
-    if (this.signup === 'closed') throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
-    if (!invitation) throw new GatewayError('InvalidInvitation', 'an invitation from this gateway\'s operator is needed to sign up', { param: 'invitation' });
+    if (this.signup === 'closed')
+      throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
+    if (!invitation)
+      throw new GatewayError('InvalidInvitation', "an invitation from this gateway's operator is needed to sign up", {
+        param: 'invitation',
+      });
     const hashed = createHash('sha256').update(invitation).digest('hex');
     const found = await this.invitations.findByHash(hashed);
     const usable = found && found.expiresAt.getTime() > Date.now() && (!found.email || found.email === email);
-    if (!usable) throw new GatewayError('InvalidInvitation', 'this invitation is unknown, used, expired or for another email', { param: 'invitation' });
-    if (await this.users.findByEmail(email)) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
-    if (!(await this.invitations.consume(hashed))) throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
+    if (!usable)
+      throw new GatewayError('InvalidInvitation', 'this invitation is unknown, used, expired or for another email', {
+        param: 'invitation',
+      });
+    if (await this.users.findByEmail(email))
+      throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
+    if (!(await this.invitations.consume(hashed)))
+      throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
   }
 
-  async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; session: ConsoleSession }> {
+  async login(
+    email: string,
+    password: string,
+    address = 'unknown',
+  ): Promise<{ token: string; session: ConsoleSession }> {
     const normalized = email.toLowerCase();
-    const accountKey = `${this.prefix}:login-failures:${normalized}`;
-    const addressKey = `${this.prefix}:login-failures-from:${address}`;
+    const accountKey = this.keys.loginFailures(normalized);
+    const addressKey = this.keys.loginFailuresFrom(address);
     const [accountFailures, addressFailures] = await this.redis.mget(accountKey, addressKey);
     if (Number(accountFailures) >= LOGIN_FAILURES_ALLOWED || Number(addressFailures) >= ADDRESS_FAILURES_ALLOWED) {
       const which = Number(accountFailures) >= LOGIN_FAILURES_ALLOWED ? 'this account' : 'your address';
@@ -102,41 +122,52 @@ export class ConsoleSessionsService {
     // Verify against a decoy when the account does not exist, so timing does not reveal which emails are registered.
     const valid = await verify(user?.passwordHash ?? (await this.decoy()), password).catch(() => false);
     if (!user || !valid) {
-      await this.redis.multi()
-        .incr(accountKey).expire(accountKey, LOGIN_FAILURE_WINDOW_SECONDS)
-        .incr(addressKey).expire(addressKey, LOGIN_FAILURE_WINDOW_SECONDS)
+      await this.redis
+        .multi()
+        .incr(accountKey)
+        .expire(accountKey, LOGIN_FAILURE_WINDOW_SECONDS)
+        .incr(addressKey)
+        .expire(addressKey, LOGIN_FAILURE_WINDOW_SECONDS)
         .exec();
       throw new GatewayError('InvalidCredentials', 'the email or password is wrong');
     }
     await this.redis.del(accountKey);
-    if (user.disabled) throw new GatewayError('AccountDisabled', 'this account has been disabled by the gateway\'s operator');
+    if (user.disabled)
+      throw new GatewayError('AccountDisabled', "this account has been disabled by the gateway's operator");
     return this.open(user);
   }
 
   /** The session of a token, with the account's current role; null once the account is disabled or gone. */
   async find(token: string | undefined): Promise<ConsoleSession | null> {
     if (!token || token.length > 100) return null;
-    const stored = await this.redis.get(this.key(token));
+    const stored = await this.redis.get(this.keys.consoleSession(token));
     if (!stored) return null;
     const session = JSON.parse(stored) as ConsoleSession;
     const user = await this.users.findById(session.userId);
-    if (!user || user.disabled || (user.sessionsEndedAt && new Date(user.sessionsEndedAt).getTime() >= (session.openedAt ?? 0))) return null;
+    if (
+      !user ||
+      user.disabled ||
+      (user.sessionsEndedAt && new Date(user.sessionsEndedAt).getTime() >= (session.openedAt ?? 0))
+    )
+      return null;
     return { ...session, role: user.role ?? 'user' };
   }
 
   async close(token: string | undefined): Promise<void> {
-    if (token) await this.redis.del(this.key(token));
+    if (token) await this.redis.del(this.keys.consoleSession(token));
   }
 
   private async open(user: UserRecord): Promise<{ token: string; session: ConsoleSession }> {
     const token = randomBase62(43);
-    const session: ConsoleSession = { userId: user._id, email: user.email, role: user.role ?? 'user', openedAt: Date.now(), csrfToken: randomBase62(32) };
-    await this.redis.set(this.key(token), JSON.stringify(session), 'EX', SESSION_TTL_SECONDS);
+    const session: ConsoleSession = {
+      userId: user._id,
+      email: user.email,
+      role: user.role ?? 'user',
+      openedAt: Date.now(),
+      csrfToken: randomBase62(32),
+    };
+    await this.redis.set(this.keys.consoleSession(token), JSON.stringify(session), 'EX', SESSION_TTL_SECONDS);
     return { token, session };
-  }
-
-  private key(token: string): string {
-    return `${this.prefix}:session:${createHash('sha256').update(token).digest('hex')}`;
   }
 
   private decoy(): Promise<string> {

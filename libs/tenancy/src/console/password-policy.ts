@@ -9,10 +9,12 @@ let common: Set<string> | undefined;
  * first thing a credential-stuffing run tries.
  */
 export function checkNewPassword(password: string, email: string): void {
-  common ??= new Set((dictionary['passwords-common'] as string[]).map((entry) => entry.toLowerCase()));
+  common ??= new Set(dictionary['passwords-common'].map((entry) => entry.toLowerCase()));
   const lowered = password.toLowerCase();
   if (common.has(lowered)) {
-    throw new GatewayError('WeakPassword', 'this password is one of the most common ones; choose another', { param: 'password' });
+    throw new GatewayError('WeakPassword', 'this password is one of the most common ones; choose another', {
+      param: 'password',
+    });
   }
   if (lowered === email.toLowerCase() || lowered === email.toLowerCase().split('@')[0]) {
     throw new GatewayError('WeakPassword', 'the password must not be your email', { param: 'password' });

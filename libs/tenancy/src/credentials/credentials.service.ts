@@ -30,7 +30,11 @@ export class CredentialsService {
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
     await this.callbackUrls.check(input.callbackUrl);
     const secretKey = `ss-${randomBase62(43)}`;
-    const application = await this.applications.create({ ...input, _id: newId('app'), secretKeyEnc: this.box.seal(secretKey) });
+    const application = await this.applications.create({
+      ...input,
+      _id: newId('app'),
+      secretKeyEnc: this.box.seal(secretKey),
+    });
     const apiKey = await this.issueApiKey(application._id);
     return { application, appId: application._id, apiKey, secretKey };
   }

@@ -5,7 +5,10 @@ import type { Principal } from '../auth/principal';
 export function assertInScope(principal: Principal, capability: string, modelIds: string[]): void {
   const { capabilities, models } = principal.scope;
   if (capabilities.length > 0 && !capabilities.includes(capability)) {
-    throw new GatewayError('ScopeDenied', `this application may not use ${capability}; its scope allows ${capabilities.join(', ')}`);
+    throw new GatewayError(
+      'ScopeDenied',
+      `this application may not use ${capability}; its scope allows ${capabilities.join(', ')}`,
+    );
   }
   if (models.length > 0 && !modelIds.some((id) => models.includes(id))) {
     throw new GatewayError('ScopeDenied', `this application may not use model ${modelIds[0]}`, { param: 'model' });

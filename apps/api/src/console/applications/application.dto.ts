@@ -11,69 +11,91 @@ function FollowsRule(field: ApplicationField): PropertyDecorator {
     name: 'applicationRule',
     validator: {
       validate: (value: unknown) => applicationFieldProblem(field, value) === null,
-      defaultMessage: (args) => describeFieldProblem(args!.property, applicationFieldProblem(field, args!.value)!),
+      defaultMessage: (args) => {
+        const problem = args ? applicationFieldProblem(field, args.value) : null;
+        return args && problem ? describeFieldProblem(args.property, problem) : `${field} is not valid`;
+      },
     },
   });
 }
 
 export class ScopeDto {
-  @IsOptional() @FollowsRule('scope.capabilities')
+  @IsOptional()
+  @FollowsRule('scope.capabilities')
   capabilities?: string[];
 
-  @IsOptional() @FollowsRule('scope.models')
+  @IsOptional()
+  @FollowsRule('scope.models')
   models?: string[];
 }
 
 /** Every console field of an application except its name; 0 means unlimited for the limits. */
 class ApplicationFieldsDto {
-  @IsOptional() @FollowsRule('description')
+  @IsOptional()
+  @FollowsRule('description')
   description?: string;
 
-  @IsOptional() @FollowsRule('type')
+  @IsOptional()
+  @FollowsRule('type')
   type?: ApplicationType;
 
-  @IsOptional() @FollowsRule('usage_scenario')
+  @IsOptional()
+  @FollowsRule('usage_scenario')
   usage_scenario?: string;
 
   /** Expected calls per day. */
-  @IsOptional() @FollowsRule('expected_volume')
+  @IsOptional()
+  @FollowsRule('expected_volume')
   expected_volume?: number;
 
-  @IsOptional() @ValidateNested() @Type(() => ScopeDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ScopeDto)
   scope?: ScopeDto;
 
-  @IsOptional() @FollowsRule('daily_call_limit')
+  @IsOptional()
+  @FollowsRule('daily_call_limit')
   daily_call_limit?: number;
 
-  @IsOptional() @FollowsRule('concurrency_limit')
+  @IsOptional()
+  @FollowsRule('concurrency_limit')
   concurrency_limit?: number;
 
-  @IsOptional() @FollowsRule('requests_per_minute')
+  @IsOptional()
+  @FollowsRule('requests_per_minute')
   requests_per_minute?: number;
 
-  @IsOptional() @FollowsRule('token_quota')
+  @IsOptional()
+  @FollowsRule('token_quota')
   token_quota?: number;
 
-  @IsOptional() @FollowsRule('ip_whitelist')
+  @IsOptional()
+  @FollowsRule('ip_whitelist')
   ip_whitelist?: string[];
 
   /** An empty string removes the callback. */
-  @IsOptional() @FollowsRule('callback_url')
+  @IsOptional()
+  @FollowsRule('callback_url')
   callback_url?: string;
 }
 
 export class CreateApplicationDto extends ApplicationFieldsDto {
-  @IsDefined({ message: 'name is required' }) @FollowsRule('name')
+  @IsDefined({ message: 'name is required' })
+  @FollowsRule('name')
   name: string;
 }
 
 export class UpdateApplicationDto extends ApplicationFieldsDto {
-  @IsOptional() @FollowsRule('name')
+  @IsOptional()
+  @FollowsRule('name')
   name?: string;
 }
 
 export class RotateKeyDto {
   /** How long the previous key keeps working; 0 revokes it at once. */
-  @IsOptional() @IsInt() @Min(0) @Max(7 * 86_400)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(7 * 86_400)
   grace_seconds?: number;
 }

@@ -27,7 +27,10 @@ export class ConsoleApplicationsController {
 
   @Patch(':id')
   update(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: UpdateApplicationDto) {
-    return this.applications.update(id, session.userId, { ...(dto.name !== undefined ? { name: dto.name } : {}), ...toSettings(dto) });
+    return this.applications.update(id, session.userId, {
+      ...(dto.name !== undefined ? { name: dto.name } : {}),
+      ...toSettings(dto),
+    });
   }
 
   /** Revokes the application and its keys. */
@@ -62,7 +65,11 @@ export class ConsoleApplicationsController {
 
   @Post(':id/webhooks/:deliveryId/redeliver')
   @HttpCode(202)
-  redeliver(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Param('deliveryId') deliveryId: string) {
+  redeliver(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ) {
     return this.applications.redeliver(id, session.userId, deliveryId);
   }
 

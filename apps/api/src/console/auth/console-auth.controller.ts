@@ -8,7 +8,10 @@ import { RegisterDto, SignInDto } from './credentials.dto';
 
 @Controller('console/api/auth')
 export class ConsoleAuthController {
-  constructor(private readonly sessions: ConsoleSessionsService, private readonly config: AppConfig) {}
+  constructor(
+    private readonly sessions: ConsoleSessionsService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post('register')
   async register(@Body() dto: RegisterDto, @Res({ passthrough: true }) reply: FastifyReply) {

@@ -7,7 +7,8 @@ import type { ConsoleRequest } from './console-session.guard';
 export class OperatorGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<ConsoleRequest>();
-    if (request.consoleSession?.role !== 'admin') throw new GatewayError('OperatorOnly', 'only the gateway\'s operators may do this');
+    if (request.consoleSession?.role !== 'admin')
+      throw new GatewayError('OperatorOnly', "only the gateway's operators may do this");
     return true;
   }
 }

@@ -19,7 +19,9 @@ export class ConsoleModelsController {
         family: model.family ?? null,
         aliases: model.aliases,
         // The other dated models of its family.
-        snapshots: model.family ? models.filter((other) => other.family === model.family && other.id !== model.id).map((other) => other.id) : [],
+        snapshots: model.family
+          ? models.filter((other) => other.family === model.family && other.id !== model.id).map((other) => other.id)
+          : [],
         available: this.catalog.routesOf(model.id).length > 0,
         deprecated: model.deprecated ?? null,
         limits: model.limits,

@@ -11,7 +11,10 @@ const DEFAULT_INVITATION_HOURS = 72;
 @Controller('console/api/admin')
 @UseGuards(ConsoleSessionGuard, OperatorGuard)
 export class ConsoleOperatorsController {
-  constructor(private readonly operators: ConsoleOperatorsService, private readonly queues: QueueOverview) {}
+  constructor(
+    private readonly operators: ConsoleOperatorsService,
+    private readonly queues: QueueOverview,
+  ) {}
 
   @Get('users')
   users() {

@@ -9,7 +9,7 @@ import { Logger } from 'pino';
  * No inline script, no other origin: the console's code is its own hashed files. Inline styles stay allowed,
  * since the component library sets CSS variables in style attributes.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -52,7 +52,10 @@ export async function serveConsole(fastify: FastifyInstance, dir: string | null,
     preCompressed: true,
     cacheControl: false,
     setHeaders: (response, filePath) => {
-      response.setHeader('cache-control', HASHED_ASSET.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.setHeader(
+        'cache-control',
+        HASHED_ASSET.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
       response.setHeader('x-content-type-options', 'nosniff');
     },
   });

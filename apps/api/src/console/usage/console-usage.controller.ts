@@ -11,7 +11,12 @@ export class ConsoleUsageController {
   constructor(private readonly applications: ConsoleApplicationsService) {}
 
   @Get()
-  series(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query('from') from?: string, @Query('to') to?: string) {
+  series(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+  ) {
     const range = dayRange(from, to);
     return this.applications.usageSeries(id, session.userId, range.from, range.to);
   }

@@ -14,14 +14,22 @@ const DEFAULT_COMPLETION_RESERVE = 256;
 export class ChatRequestService {
   constructor(private readonly catalog: CatalogService) {}
 
-  check(dto: ChatCompletionRequestDto): { resolvedModel: string; estimatedTokens: number; request: Omit<ChatJob, keyof TaskEnvelope> } {
+  check(dto: ChatCompletionRequestDto): {
+    resolvedModel: string;
+    estimatedTokens: number;
+    request: Omit<ChatJob, keyof TaskEnvelope>;
+  } {
     const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.chat.capability);
     if (dto.stream_options && !dto.stream) {
-      throw new GatewayError('InvalidParameter', 'stream_options is only allowed with stream: true', { param: 'stream_options' });
+      throw new GatewayError('InvalidParameter', 'stream_options is only allowed with stream: true', {
+        param: 'stream_options',
+      });
     }
     const maxTokens = spec.limits.max_tokens;
     if (maxTokens && dto.max_tokens && dto.max_tokens > maxTokens) {
-      throw new GatewayError('InvalidParameter', `max_tokens must be at most ${maxTokens} for ${spec.id}`, { param: 'max_tokens' });
+      throw new GatewayError('InvalidParameter', `max_tokens must be at most ${maxTokens} for ${spec.id}`, {
+        param: 'max_tokens',
+      });
     }
     const promptTokens = countMessageTokens(dto.messages);
     return {

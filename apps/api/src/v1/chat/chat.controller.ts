@@ -1,15 +1,20 @@
+// jscpd:ignore-start: the three task controllers import the same decorators and services, which is not logic.
 import { ENDPOINTS } from '@gateway/contracts';
 import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TaskSubmissionService } from '../task-submission.service';
+import { TaskSubmitter } from '../task-submitter.service';
 import { ChatCompletionRequestDto } from './chat.dto';
 import { ChatRequestService } from './chat-request.service';
+// jscpd:ignore-end
 
 @Controller(ENDPOINTS.chat.path)
 @UseGuards(ApiAuthGuard)
 export class ChatController {
-  constructor(private readonly requests: ChatRequestService, private readonly submissions: TaskSubmissionService) {}
+  constructor(
+    private readonly requests: ChatRequestService,
+    private readonly submitter: TaskSubmitter,
+  ) {}
 
   /** Answers itself (not passthrough): a streamed completion takes the connection over for its SSE. */
   @Post()
@@ -30,7 +35,7 @@ export class ChatController {
       request: checked.request,
       http: { request, reply },
     } as const;
-    if (dto.stream) return this.submissions.stream(submission);
-    return reply.send(await this.submissions.run(submission));
+    if (dto.stream) return this.submitter.stream(submission);
+    return reply.send(await this.submitter.submit(submission));
   }
 }

@@ -1,22 +1,39 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min,
-  ValidateBy, ValidateNested,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+  ValidateNested,
 } from 'class-validator';
 
 export class ChatMessageDto {
   @IsIn(['system', 'user', 'assistant'])
   role: 'system' | 'user' | 'assistant';
 
-  @IsString() @MaxLength(1_000_000)
+  @IsString()
+  @MaxLength(1_000_000)
   content: string;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   name?: string;
 }
 
 export class StreamOptionsDto {
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   include_usage?: boolean;
 }
 
@@ -35,34 +52,56 @@ function IsStop(): PropertyDecorator {
 
 /** The OpenAI-compatible subset of docs/contracts.md; any other field is refused. */
 export class ChatCompletionRequestDto {
-  @IsString() @IsNotEmpty() @MaxLength(200)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   model: string;
 
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000)
-  @ValidateNested({ each: true }) @Type(() => ChatMessageDto)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => ChatMessageDto)
   messages: ChatMessageDto[];
 
-  @IsOptional() @IsInt() @Min(1)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
   max_tokens?: number;
 
-  @IsOptional() @IsNumber() @Min(0) @Max(2)
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
   temperature?: number;
 
-  @IsOptional() @IsNumber() @Min(0) @Max(1)
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   top_p?: number;
 
-  @IsOptional() @IsStop()
+  @IsOptional()
+  @IsStop()
   stop?: string | string[];
 
-  @IsOptional() @IsInt() @Min(0) @Max(2 ** 53 - 1)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(2 ** 53 - 1)
   seed?: number;
 
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   stream?: boolean;
 
-  @IsOptional() @ValidateNested() @Type(() => StreamOptionsDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => StreamOptionsDto)
   stream_options?: StreamOptionsDto;
 
-  @IsOptional() @IsString() @MaxLength(256)
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
   user?: string;
 }

@@ -9,13 +9,27 @@ import type { FastifyReply } from 'fastify';
  */
 @Controller('v1/files')
 export class FilesController {
-  constructor(private readonly signer: FileUrlSigner, private readonly store: ImageStore) {}
+  constructor(
+    private readonly signer: FileUrlSigner,
+    private readonly store: ImageStore,
+  ) {}
 
   @Get(':id')
-  async download(@Param('id') id: string, @Query('exp') exp: string | undefined, @Query('sig') sig: string | undefined, @Res() reply: FastifyReply) {
+  async download(
+    @Param('id') id: string,
+    @Query('exp') exp: string | undefined,
+    @Query('sig') sig: string | undefined,
+    @Res() reply: FastifyReply,
+  ) {
     const check = this.signer.check(id, exp, sig);
-    if (check === 'invalid') throw new GatewayError('InvalidUrlSignature', 'this file URL is not valid: its signature does not match', { param: 'sig' });
-    if (check === 'expired') throw new GatewayError('UrlExpired', 'this file URL has expired; generated images are kept for a limited time', { param: 'exp' });
+    if (check === 'invalid')
+      throw new GatewayError('InvalidUrlSignature', 'this file URL is not valid: its signature does not match', {
+        param: 'sig',
+      });
+    if (check === 'expired')
+      throw new GatewayError('UrlExpired', 'this file URL has expired; generated images are kept for a limited time', {
+        param: 'exp',
+      });
     const file = await this.store.openImage(id);
     if (!file) throw new GatewayError('UrlExpired', 'this file is no longer available', { param: 'id' });
     const maxAge = Math.max(0, Number(exp) - Math.floor(Date.now() / 1000));

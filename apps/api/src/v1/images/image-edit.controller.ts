@@ -1,3 +1,4 @@
+// jscpd:ignore-start: the three task controllers import the same decorators and services, which is not logic.
 import { AppConfig } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
 import { ImageStore } from '@gateway/imaging';
@@ -5,9 +6,10 @@ import { ImageInputRef } from '@gateway/queue';
 import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TaskSubmissionService } from '../task-submission.service';
+import { TaskSubmitter } from '../task-submitter.service';
 import { ImageEditRequestDto } from './image-edit.dto';
 import { CheckedImage, ImageEditRequestService } from './image-edit-request.service';
+// jscpd:ignore-end
 
 @Controller(ENDPOINTS.imageEdit.path)
 @UseGuards(ApiAuthGuard)
@@ -15,7 +17,7 @@ export class ImageEditController {
   constructor(
     private readonly config: AppConfig,
     private readonly requests: ImageEditRequestService,
-    private readonly submissions: TaskSubmissionService,
+    private readonly submitter: TaskSubmitter,
     private readonly store: ImageStore,
   ) {}
 
@@ -29,7 +31,7 @@ export class ImageEditController {
   ) {
     const checked = await this.requests.check(dto);
     const { images, spec, ...parameters } = checked;
-    return this.submissions.run({
+    return this.submitter.submit({
       endpoint: ENDPOINTS.imageEdit,
       reserveTokens: 0,
       principal,

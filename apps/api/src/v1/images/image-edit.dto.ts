@@ -1,17 +1,33 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 
 /** A content item carries an image or a text; which one, and how many of each, ImageEditRequestService checks. */
 export class ImageEditContentDto {
   /** An http(s) URL or base64 / data URI of at most 10 MB (13.4 M base64 characters). */
-  @IsOptional() @IsString() @MaxLength(14_000_000)
+  @IsOptional()
+  @IsString()
+  @MaxLength(14_000_000)
   image?: string;
 
   /** Longer texts are cut to 800 code points, not refused (docs/contracts.md); this only bounds the work. */
-  @IsOptional() @IsString() @MaxLength(100_000)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100_000)
   text?: string;
 }
 
@@ -19,43 +35,69 @@ export class ImageEditMessageDto {
   @IsString()
   role: string;
 
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(16) @ValidateNested({ each: true }) @Type(() => ImageEditContentDto)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(16)
+  @ValidateNested({ each: true })
+  @Type(() => ImageEditContentDto)
   content: ImageEditContentDto[];
 }
 
 export class ImageEditInputDto {
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(16) @ValidateNested({ each: true }) @Type(() => ImageEditMessageDto)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(16)
+  @ValidateNested({ each: true })
+  @Type(() => ImageEditMessageDto)
   messages: ImageEditMessageDto[];
 }
 
 export class ImageEditParametersDto {
-  @IsOptional() @IsInt() @Min(1)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
   n?: number;
 
-  @IsOptional() @IsString() @MaxLength(100_000)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100_000)
   negative_prompt?: string;
 
-  @IsOptional() @IsString() @Matches(/^\d{1,5}\*\d{1,5}$/, { message: 'size must be written <width>*<height>, e.g. 1024*768' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\d{1,5}\*\d{1,5}$/, { message: 'size must be written <width>*<height>, e.g. 1024*768' })
   size?: string;
 
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   prompt_extend?: boolean;
 
-  @IsOptional() @IsInt() @Min(0) @Max(2147483647)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(2147483647)
   seed?: number;
 
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   watermark?: boolean;
 }
 
 /** Body of POST /v1/images/edits (spec "Image edit request"); any other field is refused. */
 export class ImageEditRequestDto {
-  @IsString() @IsNotEmpty() @MaxLength(200)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   model: string;
 
-  @IsObject() @ValidateNested() @Type(() => ImageEditInputDto)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImageEditInputDto)
   input: ImageEditInputDto;
 
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ImageEditParametersDto)
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImageEditParametersDto)
   parameters?: ImageEditParametersDto;
 }

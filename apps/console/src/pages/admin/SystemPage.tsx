@@ -32,8 +32,13 @@ export default function SystemPage() {
   // One look-up of the queues: their counts, then the failed jobs of each.
   const system = useRequest(async () => {
     const queues = (await get<{ data: QueueState[] }>('/admin/system/queues')).data;
-    const lists = await Promise.all(queues.map((queue) => get<{ data: FailedJob[] }>(`/admin/system/queues/${queue.name}/failed?limit=20`)));
-    return { queues, failed: lists.flatMap((list) => list.data).sort((a, b) => (b.failed_at ?? '').localeCompare(a.failed_at ?? '')) };
+    const lists = await Promise.all(
+      queues.map((queue) => get<{ data: FailedJob[] }>(`/admin/system/queues/${queue.name}/failed?limit=20`)),
+    );
+    return {
+      queues,
+      failed: lists.flatMap((list) => list.data).sort((a, b) => (b.failed_at ?? '').localeCompare(a.failed_at ?? '')),
+    };
   }, []);
   const retry = async (job: FailedJob) => {
     try {
@@ -47,16 +52,36 @@ export default function SystemPage() {
   return (
     <Stack>
       <Title order={2}>{t('admin.system')}</Title>
-      {system.error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(system.error) })}</Alert>}
+      {system.error && (
+        <Alert color="red" role="alert">
+          {t('errors.generic', { message: explain(system.error) })}
+        </Alert>
+      )}
       {!system.data && !system.error && <Loader aria-label={t('common.loading')} />}
       {system.data && (
         <DataTable
           minWidth={560}
-          head={[t('admin.queue'), t('admin.waiting'), t('admin.active'), t('admin.delayed'), t('admin.failed'), t('admin.workers')]}
-          rows={system.data.queues.map((queue) => [queue.name, queue.waiting, queue.active, queue.delayed, queue.failed, queue.workers])}
+          head={[
+            t('admin.queue'),
+            t('admin.waiting'),
+            t('admin.active'),
+            t('admin.delayed'),
+            t('admin.failed'),
+            t('admin.workers'),
+          ]}
+          rows={system.data.queues.map((queue) => [
+            queue.name,
+            queue.waiting,
+            queue.active,
+            queue.delayed,
+            queue.failed,
+            queue.workers,
+          ])}
         />
       )}
-      <Title order={3} size="h4">{t('admin.failedJobs')}</Title>
+      <Title order={3} size="h4">
+        {t('admin.failedJobs')}
+      </Title>
       {system.data?.failed.length === 0 && <Text c="dimmed">—</Text>}
       {system.data && system.data.failed.length > 0 && (
         <DataTable
@@ -66,9 +91,13 @@ export default function SystemPage() {
             job.queue,
             job.id,
             job.task_id ?? '—',
-            <Text size="sm" lineClamp={2}>{job.reason}</Text>,
+            <Text size="sm" lineClamp={2}>
+              {job.reason}
+            </Text>,
             job.failed_at ? new Date(job.failed_at).toLocaleString(i18n.language) : '—',
-            <Button size="compact-xs" variant="light" onClick={() => void retry(job)}>{t('admin.retry')}</Button>,
+            <Button size="compact-xs" variant="light" onClick={() => void retry(job)}>
+              {t('admin.retry')}
+            </Button>,
           ])}
         />
       )}

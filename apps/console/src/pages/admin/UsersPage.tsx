@@ -1,4 +1,17 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Loader, NumberInput, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  NumberInput,
+  Paper,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useErrorText } from '../../api/use-error-text';
@@ -6,6 +19,7 @@ import { notify } from '../../components/notify';
 import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 import { DataTable } from '../../components/DataTable';
+import { RequestStatus } from '../../components/RequestStatus';
 
 interface Account {
   id: string;
@@ -39,7 +53,10 @@ export default function UsersPage() {
   };
   const invite = async () => {
     try {
-      const { invitation: token } = await post<{ invitation: string }>('/admin/invitations', inviteEmail ? { email: inviteEmail } : {});
+      const { invitation: token } = await post<{ invitation: string }>(
+        '/admin/invitations',
+        inviteEmail ? { email: inviteEmail } : {},
+      );
       setInvitation(`${window.location.origin}/console/sign-up?invitation=${encodeURIComponent(token)}`);
     } catch (failure) {
       notify(t('errors.generic', { message: explain(failure) }), 'red');
@@ -50,28 +67,49 @@ export default function UsersPage() {
       <Title order={2}>{t('admin.users')}</Title>
       <Paper withBorder p="md">
         <Group align="end">
-          <TextInput label={t('admin.inviteEmail')} type="email" value={inviteEmail} onChange={(event) => setInviteEmail(event.currentTarget.value)} w={280} />
+          <TextInput
+            label={t('admin.inviteEmail')}
+            type="email"
+            value={inviteEmail}
+            onChange={(event) => setInviteEmail(event.currentTarget.value)}
+            w={280}
+          />
           <Button onClick={() => void invite()}>{t('admin.invite')}</Button>
         </Group>
         {invitation && (
           <Stack gap={4} mt="sm">
             <Text size="sm">{t('admin.invitationLink')}</Text>
             <Group wrap="nowrap">
-              <Code data-testid="invitation-link" style={{ overflowWrap: 'anywhere' }}>{invitation}</Code>
-              <CopyButton value={invitation}>{({ copied, copy }) => <Button size="compact-sm" variant="light" onClick={copy}>{copied ? t('secrets.copied') : t('secrets.copy')}</Button>}</CopyButton>
+              <Code data-testid="invitation-link" style={{ overflowWrap: 'anywhere' }}>
+                {invitation}
+              </Code>
+              <CopyButton value={invitation}>
+                {({ copied, copy }) => (
+                  <Button size="compact-sm" variant="light" onClick={copy}>
+                    {copied ? t('secrets.copied') : t('secrets.copy')}
+                  </Button>
+                )}
+              </CopyButton>
             </Group>
           </Stack>
         )}
       </Paper>
-      {error && <Alert color="red" role="alert">{t('errors.generic', { message: explain(error) })}</Alert>}
-      {!data && !error && <Loader aria-label={t('common.loading')} />}
+      <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && (
         <DataTable
           minWidth={900}
-          head={[t('admin.email'), t('admin.role'), t('nav.applications'), ...CEILINGS.map(([, label]) => t(label)), t('admin.disabled')]}
+          head={[
+            t('admin.email'),
+            t('admin.role'),
+            t('nav.applications'),
+            ...CEILINGS.map(([, label]) => t(label)),
+            t('admin.disabled'),
+          ]}
           rows={data.data.map((account) => [
             account.email,
-            <Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>{account.role}</Badge>,
+            <Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>
+              {account.role}
+            </Badge>,
             account.applications,
             ...CEILINGS.map(([field, label]) => (
               <NumberInput
@@ -86,7 +124,8 @@ export default function UsersPage() {
                 defaultValue={account.ceilings[field] ?? ''}
                 onBlur={(event) => {
                   const value = event.currentTarget.value.replace(/[^\d]/g, '');
-                  if (value !== String(account.ceilings[field] ?? '')) void change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
+                  if (value !== String(account.ceilings[field] ?? ''))
+                    void change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
                 }}
               />
             )),

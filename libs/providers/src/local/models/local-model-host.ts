@@ -90,7 +90,9 @@ export class LocalModelHost {
     worker.on('message', (message: Reply) => this.onReply(message));
     worker.on('error', (error) => this.fail(new Error(`local model worker crashed: ${error.message}`)));
     worker.on('exit', (code) => this.fail(new Error(`local model worker exited (code ${code})`)));
-    worker.on('messageerror', (error) => this.fail(new Error(`local model worker sent an unreadable message: ${error.message}`)));
+    worker.on('messageerror', (error) =>
+      this.fail(new Error(`local model worker sent an unreadable message: ${error.message}`)),
+    );
     worker.unref(); // held only while calls are pending (see track)
   }
 
@@ -145,7 +147,11 @@ export class LocalModelHost {
    * `onDelta` as it is produced; aborting `signal` stops the generation, which then resolves with finishReason
    * 'cancelled' and the usage so far.
    */
-  async chat(request: LocalChatRequest, onDelta?: (text: string) => void, signal?: AbortSignal): Promise<LocalChatResult> {
+  async chat(
+    request: LocalChatRequest,
+    onDelta?: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<LocalChatResult> {
     if (!this.ready.chatAvailable) throw new Error('no local chat model is loaded');
     const id = this.nextId++;
     const result = this.track(id, onDelta) as Promise<LocalChatResult>;
@@ -211,8 +217,8 @@ export class LocalModelHost {
     if (message.type === 'delta') {
       this.pending.get(message.id)?.onDelta?.(message.text);
     } else if (message.type === 'done') {
-      const { id, type: _type, ...result } = message;
-      this.settle(id)?.resolve(result);
+      const { id, type, ...answer } = message;
+      this.settle(id)?.resolve(answer);
     } else if (message.type === 'error') {
       this.settle(message.id)?.reject(new Error(message.message));
     }

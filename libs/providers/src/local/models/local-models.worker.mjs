@@ -75,7 +75,10 @@ async function load() {
     chatModel = await llama.loadModel({ modelPath: options.chatModelPath });
     const slots = [];
     for (let i = 0; i < chatConcurrency; i++) {
-      const context = await chatModel.createContext({ contextSize: Math.min(chatContextSize, chatModel.trainContextSize), threads });
+      const context = await chatModel.createContext({
+        contextSize: Math.min(chatContextSize, chatModel.trainContextSize),
+        threads,
+      });
       slots.push({ context, sequence: context.getSequence() });
     }
     chatPool = new SlotPool(slots);
@@ -88,7 +91,9 @@ async function load() {
     embeddingModel = await llama.loadModel({ modelPath: options.embeddingModelPath });
     const slots = [];
     for (let i = 0; i < embeddingConcurrency; i++) {
-      slots.push(await embeddingModel.createEmbeddingContext({ contextSize: embeddingModel.trainContextSize, threads }));
+      slots.push(
+        await embeddingModel.createEmbeddingContext({ contextSize: embeddingModel.trainContextSize, threads }),
+      );
     }
     embeddingPool = new SlotPool(slots);
   }
@@ -113,7 +118,13 @@ function toHistory(messages) {
   return history;
 }
 
-const FINISH_REASONS = { eogToken: 'stop', stopGenerationTrigger: 'stop', customStopTrigger: 'stop', maxTokens: 'length', abort: 'cancelled' };
+const FINISH_REASONS = {
+  eogToken: 'stop',
+  stopGenerationTrigger: 'stop',
+  customStopTrigger: 'stop',
+  maxTokens: 'length',
+  abort: 'cancelled',
+};
 
 async function chat(request, controller) {
   if (!chatPool) throw new Error('no local chat model is loaded');
@@ -127,7 +138,8 @@ async function chat(request, controller) {
   const llamaChat = new runtime.LlamaChat({ contextSequence: slot.sequence, chatWrapper, autoDisposeSequence: false });
   try {
     const contextSize = slot.context.contextSize;
-    if (promptTokens >= contextSize) throw new Error(`the prompt is ${promptTokens} tokens; the local chat model's context holds ${contextSize}`);
+    if (promptTokens >= contextSize)
+      throw new Error(`the prompt is ${promptTokens} tokens; the local chat model's context holds ${contextSize}`);
     if (controller.signal.aborted) return cancelled;
     // A fresh sequence per request: a reused prefix would make temperature-0 output depend on what ran before.
     await slot.sequence.clearHistory();

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
 import { createRedis } from './redis-connections';
+import { RedisKeys } from './redis-keys';
 
 /** One entry of a task's stream: a chunk (JSON text, sent as one SSE event), the end, or the error that ended it. */
 export type StreamEntry = { chunk: string } | { done: true } | { error: SerializedError };
@@ -20,13 +21,16 @@ const READ_BLOCK_MS = 5_000;
  * whether the client went away, in the same round trip, so generation stops without another channel.
  */
 @Injectable()
-export class TaskStreams {
+export class ChunkStreams {
   private readonly redis: Redis;
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
 
-  constructor(private readonly config: AppConfig, redis: GatewayRedis) {
+  constructor(
+    private readonly config: AppConfig,
+    redis: GatewayRedis,
+  ) {
     this.redis = redis.client;
-    this.prefix = config.QUEUE_PREFIX;
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
   }
 
   /** Appends an entry; answers whether the reader asked to stop. */
@@ -38,8 +42,8 @@ export class TaskStreams {
       .expire(key, STREAM_TTL_S)
       .exists(this.cancelKey(taskId))
       .exec();
-    const failed = results?.find(([error]) => error);
-    if (failed) throw failed[0];
+    const failure = results?.find(([error]) => error)?.[0];
+    if (failure) throw failure;
     return { cancelled: results?.[2]?.[1] === 1 };
   }
 
@@ -60,7 +64,7 @@ export class TaskStreams {
     try {
       let lastId = '0';
       while (!signal.aborted) {
-        const result = (await connection.xread('COUNT', 100, 'BLOCK', READ_BLOCK_MS, 'STREAMS', key, lastId)) as [string, [string, string[]][]][] | null;
+        const result = await connection.xread('COUNT', 100, 'BLOCK', READ_BLOCK_MS, 'STREAMS', key, lastId);
         for (const [, entries] of result ?? []) {
           for (const [id, fields] of entries) {
             lastId = id;
@@ -77,10 +81,10 @@ export class TaskStreams {
   }
 
   private streamKey(taskId: string): string {
-    return `${this.prefix}:stream:${taskId}`;
+    return this.keys.taskStream(taskId);
   }
 
   private cancelKey(taskId: string): string {
-    return `${this.prefix}:stream-cancel:${taskId}`;
+    return this.keys.streamCancel(taskId);
   }
 }

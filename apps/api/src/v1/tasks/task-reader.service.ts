@@ -1,6 +1,6 @@
 import { AppConfig, ERROR_CODES, ErrorCode, GatewayError } from '@gateway/common';
 import { TaskRecord, TasksRepository } from '@gateway/db';
-import { OutcomeStore, TaskGateway } from '@gateway/queue';
+import { JobDispatcher, OutcomeDelivery } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
@@ -10,26 +10,32 @@ const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
  * than TASK_RESULT_RETENTION reads as `result: null, result_expired: true`, whether or not the sweep has run yet.
  */
 @Injectable()
-export class TaskViewService {
+export class TaskReader {
   private readonly retentionMs: number;
 
-  constructor(config: AppConfig, private readonly tasks: TasksRepository, private readonly gateway: TaskGateway, private readonly outcomes: OutcomeStore) {
+  constructor(
+    config: AppConfig,
+    private readonly tasks: TasksRepository,
+    private readonly dispatcher: JobDispatcher,
+    private readonly delivered: OutcomeDelivery,
+  ) {
     this.retentionMs = config.TASK_RESULT_RETENTION * 1000;
   }
 
-  async view(taskId: string, appId: string): Promise<Record<string, unknown>> {
+  async read(taskId: string, appId: string): Promise<Record<string, unknown>> {
     if (!TASK_ID.test(taskId)) throw notFound(taskId);
     // The worker sets the outcome key, then writes the record, then deletes the key: reading in the same order
     // (key first) means a finished task is always seen in one or the other.
-    const outcome = await this.outcomes.read(taskId);
+    const outcome = await this.delivered.read(taskId);
     const record = await this.tasks.findForApp(taskId, appId);
     if (record) {
       // After the record, never alongside it: the worker stores the body first, so a record read means its body is there.
-      const body = record.status === 'succeeded' && !this.pastRetention(record) ? await this.tasks.findResult(taskId) : null;
+      const body =
+        record.status === 'succeeded' && !this.pastRetention(record) ? await this.tasks.findResult(taskId) : null;
       const expired = record.status === 'succeeded' && body === null;
       return present(record, body, expired);
     }
-    const job = await this.gateway.jobState(taskId);
+    const job = await this.dispatcher.jobState(taskId);
     if (!job || job.data.appId !== appId) throw notFound(taskId);
     const view = {
       id: taskId,
@@ -42,14 +48,39 @@ export class TaskViewService {
     };
     if (!outcome && job.state === 'failed') {
       // Failed without an outcome: its worker died more often than BullMQ allows (stalled).
-      return { ...view, status: 'failed', result: null, error: errorView({ code: 'InternalError', message: 'the task was interrupted too many times' }) };
+      return {
+        ...view,
+        status: 'failed',
+        result: null,
+        error: errorView({ code: 'InternalError', message: 'the task was interrupted too many times' }),
+      };
     }
     if (!outcome) return view;
     // Delivered but not recorded yet: the same fields the record will show.
-    const finished = { started_at: seconds(outcome.startedAt), finished_at: seconds(outcome.finishedAt), cost: outcome.cost ?? 0 };
+    const finished = {
+      started_at: seconds(outcome.startedAt),
+      finished_at: seconds(outcome.finishedAt),
+      cost: outcome.cost ?? 0,
+    };
     return outcome.ok
-      ? { ...view, ...finished, status: 'succeeded', usage: outcome.usage ?? null, result: JSON.parse(outcome.body), result_expired: false, error: null }
-      : { ...view, ...finished, status: 'failed', usage: null, result: null, result_expired: false, error: errorView(outcome.error) };
+      ? {
+          ...view,
+          ...finished,
+          status: 'succeeded',
+          usage: outcome.usage ?? null,
+          result: JSON.parse(outcome.body),
+          result_expired: false,
+          error: null,
+        }
+      : {
+          ...view,
+          ...finished,
+          status: 'failed',
+          usage: null,
+          result: null,
+          result_expired: false,
+          error: errorView(outcome.error),
+        };
   }
 
   private pastRetention(record: TaskRecord): boolean {
@@ -84,7 +115,13 @@ function present(record: TaskRecord, body: string | null, resultExpired: boolean
 /** The `error` object of the envelope the synchronous call answered (docs/contracts.md), with its HTTP status. */
 function errorView(error: { code: string; message: string; param?: string; status?: number }) {
   const known = ERROR_CODES[error.code as ErrorCode];
-  return { code: error.code, message: error.message, param: error.param ?? null, type: known?.type ?? 'api_error', status: error.status ?? known?.status ?? 500 };
+  return {
+    code: error.code,
+    message: error.message,
+    param: error.param ?? null,
+    type: known?.type ?? 'api_error',
+    status: error.status ?? known?.status ?? 500,
+  };
 }
 
 function notFound(taskId: string): GatewayError {

@@ -1,13 +1,13 @@
 import { GatewayError, LOGGER, newId } from '@gateway/common';
 import { Endpoint } from '@gateway/contracts';
 import { taskBase, TasksRepository } from '@gateway/db';
-import { Admission, PayloadOf, TaskEnvelope, TaskGateway, TaskQueueName } from '@gateway/queue';
+import { Admission, JobDispatcher, PayloadOf, TaskEnvelope, TaskQueueName } from '@gateway/queue';
 import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
-import { Inject, Injectable, RawBodyRequest } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { IdempotentRequests } from './idempotent-requests.service';
-import { TaskStreamResponder } from './task-stream-responder';
+import { StreamRelay } from './stream-relay.service';
 import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } from './request-modes';
 
 export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
@@ -33,30 +33,32 @@ export interface EnqueueHooks {
 }
 
 /**
- * Turns a validated request into a task job (docs/architecture.md): synchronous calls hold the connection until the outcome,
- * `X-Async: enable` answers 202 with the task id at once, and an Idempotency-Key makes retries replay the first
- * answer. The task record is written by the worker once the task is final; until then BullMQ holds its state.
+ * The api's first step for a validated request (docs/architecture.md): admits it against the limits, then has
+ * JobDispatcher add its job. A synchronous call holds the connection until the reply, `X-Async: enable` answers
+ * 202 with the task id at once, and an Idempotency-Key makes retries replay the first answer. The task record is
+ * written by the worker once the task is final; until then BullMQ holds its state.
  */
 @Injectable()
-export class TaskSubmissionService {
+export class TaskSubmitter {
   constructor(
-    private readonly gateway: TaskGateway,
+    private readonly dispatcher: JobDispatcher,
     private readonly tasks: TasksRepository,
     private readonly limits: LimitsService,
     private readonly idempotent: IdempotentRequests,
-    private readonly streamResponder: TaskStreamResponder,
+    private readonly relay: StreamRelay,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** Resolves with the response body as JSON text, sent verbatim. */
-  async run<E extends Endpoint>(submission: Submission<E>): Promise<string> {
+  async submit<E extends Endpoint>(submission: Submission<E>): Promise<string> {
     const { http, principal } = submission;
     assertInScope(principal, submission.endpoint.capability, [submission.model, submission.resolvedModel]);
     const mode = responseModeOf(http.request);
     const key = idempotencyKeyOf(http.request);
-    if (key === undefined) return this.execute(submission, mode, newId('task'));
-    return this.idempotent.once({ appId: principal.appId, key, fingerprint: requestFingerprint(http.request as RawBodyRequest<FastifyRequest>), mode, http }, (taskId, hooks) =>
-      this.execute(submission, mode, taskId, hooks),
+    if (key === undefined) return this.admitAndDispatch(submission, mode, newId('task'));
+    return this.idempotent.once(
+      { appId: principal.appId, key, fingerprint: requestFingerprint(http.request), mode, http },
+      (taskId, hooks) => this.admitAndDispatch(submission, mode, taskId, hooks),
     );
   }
 
@@ -68,17 +70,28 @@ export class TaskSubmissionService {
     const { http, principal } = submission;
     assertInScope(principal, submission.endpoint.capability, [submission.model, submission.resolvedModel]);
     if (responseModeOf(http.request) === 'async') {
-      throw new GatewayError('UnsupportedParameter', 'stream: true cannot be combined with X-Async: enable', { param: 'X-Async' });
+      throw new GatewayError('UnsupportedParameter', 'stream: true cannot be combined with X-Async: enable', {
+        param: 'X-Async',
+      });
     }
     if (idempotencyKeyOf(http.request) !== undefined) {
-      throw new GatewayError('UnsupportedParameter', 'Idempotency-Key cannot be used with stream: true: a stream cannot be replayed', { param: 'Idempotency-Key' });
+      throw new GatewayError(
+        'UnsupportedParameter',
+        'Idempotency-Key cannot be used with stream: true: a stream cannot be replayed',
+        { param: 'Idempotency-Key' },
+      );
     }
     const taskId = newId('task');
-    await this.execute(submission, 'stream', taskId);
-    await this.streamResponder.relay(taskId, http);
+    await this.admitAndDispatch(submission, 'stream', taskId);
+    await this.relay.relay(taskId, http);
   }
 
-  private async execute<E extends Endpoint>(submission: Submission<E>, mode: ResponseMode | 'stream', taskId: string, hooks?: EnqueueHooks): Promise<string> {
+  private async admitAndDispatch<E extends Endpoint>(
+    submission: Submission<E>,
+    mode: ResponseMode | 'stream',
+    taskId: string,
+    hooks?: EnqueueHooks,
+  ): Promise<string> {
     const { http, principal } = submission;
     let admission: Admission | undefined;
     let enqueued = false;
@@ -93,8 +106,8 @@ export class TaskSubmissionService {
       const payload = this.envelope(submission, taskId, await this.prepare(submission, taskId), admission);
       http.request.taskId = taskId;
       http.reply.header('x-task-id', taskId);
-      if (mode === 'sync') return await this.hold(submission, payload, onEnqueued);
-      await this.gateway.submit(submission.endpoint.queue, payload);
+      if (mode === 'sync') return await this.awaitReply(submission, payload, onEnqueued);
+      await this.dispatcher.dispatch(submission.endpoint.queue, payload);
       await onEnqueued();
       if (mode === 'stream') return '';
       http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
@@ -110,14 +123,18 @@ export class TaskSubmissionService {
   }
 
   /** Waits for the outcome; a 504 leaves the task running with its limits held, and its result retrievable. */
-  private async hold<E extends Endpoint>(submission: Submission<E>, payload: PayloadOf<E['queue']>, onEnqueued: () => Promise<void>): Promise<string> {
+  private async awaitReply<E extends Endpoint>(
+    submission: Submission<E>,
+    payload: PayloadOf<E['queue']>,
+    onEnqueued: () => Promise<void>,
+  ): Promise<string> {
     const { http } = submission;
     const onClose = () => {
       if (!http.reply.raw.writableFinished) void this.abandon(payload);
     };
     http.reply.raw.once('close', onClose);
     try {
-      const outcome = await this.gateway.submitAndWait(submission.endpoint.queue, payload, onEnqueued);
+      const outcome = await this.dispatcher.dispatchAndWait(submission.endpoint.queue, payload, onEnqueued);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
       http.reply.header('content-type', 'application/json; charset=utf-8');
@@ -127,11 +144,19 @@ export class TaskSubmissionService {
     }
   }
 
-  private async prepare<E extends Endpoint>(submission: Submission<E>, taskId: string): Promise<TaskRequest<E['queue']>> {
+  private async prepare<E extends Endpoint>(
+    submission: Submission<E>,
+    taskId: string,
+  ): Promise<TaskRequest<E['queue']>> {
     return typeof submission.request === 'function' ? submission.request(taskId) : submission.request;
   }
 
-  private envelope<E extends Endpoint>(submission: Submission<E>, taskId: string, request: TaskRequest<E['queue']>, admission: Admission): PayloadOf<E['queue']> {
+  private envelope<E extends Endpoint>(
+    submission: Submission<E>,
+    taskId: string,
+    request: TaskRequest<E['queue']>,
+    admission: Admission,
+  ): PayloadOf<E['queue']> {
     const envelope: TaskEnvelope = {
       taskId,
       appId: submission.principal.appId,
@@ -149,7 +174,7 @@ export class TaskSubmissionService {
   /** The caller left before a worker took the job: nothing runs and nothing is billed. */
   private async abandon(payload: TaskEnvelope): Promise<void> {
     try {
-      if (!(await this.gateway.abandon(payload.taskId))) return;
+      if (!(await this.dispatcher.abandon(payload.taskId))) return;
       await this.limits.settle(payload.appId, payload.admission, 0);
       await this.tasks.record({
         ...taskBase(payload),
@@ -157,7 +182,11 @@ export class TaskSubmissionService {
         finishedAt: new Date(),
         attempts: 0,
         cost: 0,
-        error: { status: 499, code: 'ClientClosedRequest', message: 'the client disconnected before the task started; nothing was run or billed' },
+        error: {
+          status: 499,
+          code: 'ClientClosedRequest',
+          message: 'the client disconnected before the task started; nothing was run or billed',
+        },
       });
       this.logger.info({ taskId: payload.taskId }, 'client disconnected before pick-up; job removed');
     } catch (error) {

@@ -1,11 +1,17 @@
 import { TasksRepository } from '@gateway/db';
-import { OutcomeStore, TaskOutcome, TaskOutcomeSource } from '@gateway/queue';
+import { OutcomeDelivery, OutcomeLookup, TaskOutcome } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
-/** A finished task's outcome for the reply channel's safety net: delivered (Redis) or recorded (MongoDB). */
+/**
+ * A finished task's outcome, delivered (Redis) or recorded (MongoDB): for the re-check of lost replies
+ * (ReplyWaiters) and for replaying an Idempotency-Key.
+ */
 @Injectable()
-export class RecordedOutcomes implements TaskOutcomeSource {
-  constructor(private readonly outcomes: OutcomeStore, private readonly tasks: TasksRepository) {}
+export class FinalOutcomes implements OutcomeLookup {
+  constructor(
+    private readonly delivered: OutcomeDelivery,
+    private readonly tasks: TasksRepository,
+  ) {}
 
   async findOutcome(taskId: string): Promise<TaskOutcome | null> {
     const final = await this.findFinal(taskId);
@@ -14,14 +20,15 @@ export class RecordedOutcomes implements TaskOutcomeSource {
 
   /** Like findOutcome, and tells a task that never ran (its caller left before pick-up) from one still running. */
   async findFinal(taskId: string): Promise<TaskOutcome | 'cancelled' | null> {
-    const delivered = await this.outcomes.read(taskId);
-    if (delivered) return delivered;
+    const outcome = await this.delivered.read(taskId);
+    if (outcome) return outcome;
     const record = await this.tasks.findById(taskId);
     if (record?.status === 'succeeded') {
       const body = await this.tasks.findResult(taskId);
       return { ok: true, body: body ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
     }
-    if (record?.status === 'failed' && record.error) return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };
+    if (record?.status === 'failed' && record.error)
+      return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };
     if (record?.status === 'cancelled') return 'cancelled';
     return null;
   }

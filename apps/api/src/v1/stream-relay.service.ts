@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig, GatewayError, LOGGER, toEnvelope } from '@gateway/common';
-import { StreamEntry, TaskStreams } from '@gateway/queue';
+import { ChunkStreams, StreamEntry } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
@@ -12,8 +12,12 @@ import { Logger } from 'pino';
  * `error` event. A client that disconnects cancels the task, which stops generating at its next chunk.
  */
 @Injectable()
-export class TaskStreamResponder {
-  constructor(private readonly config: AppConfig, private readonly streams: TaskStreams, @Inject(LOGGER) private readonly logger: Logger) {}
+export class StreamRelay {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly streams: ChunkStreams,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async relay(taskId: string, http: { request: FastifyRequest; reply: FastifyReply }): Promise<void> {
     const { reply } = http;
@@ -22,7 +26,9 @@ export class TaskStreamResponder {
     const onClose = () => {
       if (finished) return;
       reader.abort();
-      void this.streams.cancel(taskId).catch((error) => this.logger.warn({ taskId, err: (error as Error).message }, 'could not cancel stream'));
+      void this.streams
+        .cancel(taskId)
+        .catch((error) => this.logger.warn({ taskId, err: (error as Error).message }, 'could not cancel stream'));
     };
     reply.raw.once('close', onClose);
     try {
@@ -41,7 +47,11 @@ export class TaskStreamResponder {
         'x-task-id': taskId,
       });
       try {
-        for (let entry: StreamEntry | undefined = first; entry; entry = (await entries.next()).value as StreamEntry | undefined) {
+        for (
+          let entry: StreamEntry | undefined = first;
+          entry;
+          entry = (await entries.next()).value as StreamEntry | undefined
+        ) {
           if ('chunk' in entry) reply.raw.write(`data: ${entry.chunk}\n\n`);
           else if ('done' in entry) reply.raw.write('data: [DONE]\n\n');
           else reply.raw.write(`data: ${this.errorEvent(GatewayError.from(entry.error), http.request.id)}\n\n`);
@@ -51,7 +61,9 @@ export class TaskStreamResponder {
         // The response is already under way: a broken read ends it with an error event (nothing to tell a client that left).
         if (!reader.signal.aborted) {
           this.logger.warn({ taskId, err: (error as Error).message }, 'stream relay failed');
-          reply.raw.write(`data: ${this.errorEvent(new GatewayError('InternalError', 'the stream was interrupted'), http.request.id)}\n\n`);
+          reply.raw.write(
+            `data: ${this.errorEvent(new GatewayError('InternalError', 'the stream was interrupted'), http.request.id)}\n\n`,
+          );
         }
       }
       finished = true;
@@ -71,12 +83,18 @@ export class TaskStreamResponder {
   private async firstEntry(entries: AsyncGenerator<StreamEntry>, taskId: string): Promise<StreamEntry | undefined> {
     const timer = new AbortController();
     // Aborted once the race is decided, so the timer never outlives it (its rejection then has nobody waiting).
-    const timeout = sleep(this.config.SYNC_TIMEOUT_MS, 'timeout' as const, { signal: timer.signal }).catch(() => undefined);
+    const timeout = sleep(this.config.SYNC_TIMEOUT_MS, 'timeout' as const, { signal: timer.signal }).catch(
+      () => undefined,
+    );
     const first = await Promise.race([entries.next(), timeout]).finally(() => timer.abort());
     if (!first || first === 'timeout') {
-      throw new GatewayError('Timeout', `the stream did not start within ${this.config.SYNC_TIMEOUT_MS} ms; fetch the result with GET /v1/tasks/${taskId}`, {
-        details: { task_id: taskId },
-      });
+      throw new GatewayError(
+        'Timeout',
+        `the stream did not start within ${this.config.SYNC_TIMEOUT_MS} ms; fetch the result with GET /v1/tasks/${taskId}`,
+        {
+          details: { task_id: taskId },
+        },
+      );
     }
     return first.value as StreamEntry | undefined;
   }

@@ -1,0 +1,74 @@
+import { AppConfig, LOGGER } from '@gateway/common';
+import { bullConnection, TaskQueueName } from '@gateway/queue';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { Worker } from 'bullmq';
+import { Logger } from 'pino';
+import { QUEUE_PROCESSORS, QueueProcessor } from '../processors/queue-processor';
+import { TaskRunner } from './task-runner.service';
+import { TASK_SERVICES } from './task-services';
+
+/** The task queues this worker serves (WORKER_QUEUES). */
+export const SERVED_TASK_QUEUES = Symbol('SERVED_TASK_QUEUES');
+
+/**
+ * Where a worker picks jobs up: one BullMQ Worker per served queue, built from the operator's configuration
+ * (concurrency, lock duration, stall detection), which @Processor's static decorator options cannot express. A
+ * task queue's jobs go to TaskRunner with the task service TASK_SERVICES names; the worker's own queues go to
+ * their processor. Closing waits for active jobs in the first shutdown phase, so a job finishing during shutdown
+ * still delivers, records and rolls up its outcome before roll-ups flush (beforeApplicationShutdown) and
+ * connections close (onApplicationShutdown).
+ */
+@Injectable()
+export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly runner: TaskRunner,
+    private readonly modules: ModuleRef,
+    @Inject(SERVED_TASK_QUEUES) private readonly taskQueues: TaskQueueName[],
+    @Inject(QUEUE_PROCESSORS) private readonly processors: QueueProcessor[],
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const processors = [...this.taskQueues.map((queue) => this.taskProcessor(queue)), ...this.processors];
+    for (const processor of processors) this.workers.push(this.startWorker(processor));
+    this.logger.info(
+      { queues: processors.map((p) => p.queue), concurrency: this.config.WORKER_CONCURRENCY },
+      'workers started',
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.close()));
+  }
+
+  private taskProcessor<Q extends TaskQueueName>(queue: Q): QueueProcessor<Q> {
+    const entry = TASK_SERVICES[queue];
+    const service = this.modules.get(entry.service);
+    return {
+      queue,
+      concurrency: entry.concurrency?.(this.config),
+      process: (job) => this.runner.runTask(queue, job, service),
+    };
+  }
+
+  private startWorker(processor: QueueProcessor): Worker {
+    const worker = new Worker(processor.queue, (job) => processor.process(job as never), {
+      connection: bullConnection(this.config, 'worker'),
+      prefix: this.config.REDIS_PREFIX,
+      concurrency: processor.concurrency ?? this.config.WORKER_CONCURRENCY,
+      lockDuration: this.config.JOB_LOCK_MS,
+      stalledInterval: this.config.JOB_LOCK_MS,
+      maxStalledCount: 2,
+      ...(processor.settings ? { settings: processor.settings } : {}),
+    });
+    worker.on('error', (error) => this.logger.error({ queue: processor.queue, err: error.message }, 'worker error'));
+    worker.on('stalled', (jobId) =>
+      this.logger.warn({ queue: processor.queue, taskId: jobId }, 'job stalled; it will run again'),
+    );
+    return worker;
+  }
+}

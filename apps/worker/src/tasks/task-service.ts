@@ -1,0 +1,17 @@
+import type { PayloadOf, TaskQueueName, TaskUsage } from '@gateway/queue';
+
+/** What a task service produced: the caller's response body (JSON text, serialised once) and what it consumed. */
+export interface ExecutedTask {
+  body: string;
+  usage: TaskUsage;
+  provider: string;
+  providerMs: number;
+  cost: number;
+}
+
+/** Does the work of one task queue's jobs; TaskRunner settles, delivers and records around it. */
+export interface TaskService<Q extends TaskQueueName> {
+  execute(payload: PayloadOf<Q>): Promise<ExecutedTask>;
+  /** Frees what a job kept for its reruns, once it will not run again (stored request images, say). */
+  cleanUp?(payload: PayloadOf<Q>): Promise<void>;
+}

@@ -1,0 +1,12 @@
+import { countMessageTokens, countTokens, tokenize } from './token-estimate';
+
+describe('token estimate', () => {
+  it('counts each CJK character as a token', () => {
+    expect(tokenize('你好 world')).toEqual(['你', '好', 'world']);
+    expect(countTokens('')).toBe(1);
+  });
+
+  it('adds up the messages of a chat request', () => {
+    expect(countMessageTokens([{ content: 'Hello there' }, { content: '你好' }])).toBe(4);
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * The gateway's own token count, where no upstream reports one: quota reservations, the local embedding models, and
+ * an upstream answer without usage. One token per word (docs/contracts.md), so it is an estimate, not any model's
+ * tokenizer.
+ */
+
+/** Lower-case words; each CJK character counts as a word of its own. */
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu) ?? [];
+}
+
+export function countTokens(text: string): number {
+  return Math.max(1, tokenize(text).length);
+}
+
+/** The estimate for a chat request's messages, where no upstream reports the real count. */
+export function countMessageTokens(messages: { content: string }[]): number {
+  return messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+}

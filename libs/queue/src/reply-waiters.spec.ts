@@ -1,0 +1,171 @@
+import { EventEmitter } from 'node:events';
+import { AppConfig } from '@gateway/common';
+import pino from 'pino';
+import { QueueName, TaskOutcome } from './job-contracts';
+import { encodeOutcome } from './outcome-codec';
+import { OutcomeLookup, ReplySubscriber, ReplyWaiters } from './reply-waiters.service';
+import { TaskQueues } from './task-queues.service';
+
+const SYNC_TIMEOUT_MS = 10_000;
+const WAIT_RECHECK_INTERVAL_MS = 500;
+const config = { SYNC_TIMEOUT_MS, WAIT_RECHECK_INTERVAL_MS, REDIS_PREFIX: 'gw', INSTANCE_ID: 'inst_1' } as AppConfig;
+
+const succeeded: TaskOutcome = { ok: true, body: '{"data":[]}', provider: 'primary', providerMs: 4 };
+
+/** The reply channel's connection: `publish` is a message arriving, `reconnect` what ioredis emits after a drop. */
+class FakeSubscriber extends EventEmitter {
+  readonly channels: string[] = [];
+
+  subscribe(channel: string): Promise<number> {
+    this.channels.push(channel);
+    this.emit('ready');
+    return Promise.resolve(1);
+  }
+
+  disconnect(): void {}
+
+  publish(text: string): void {
+    this.emit('message', this.channels[0], text);
+  }
+
+  reconnect(): void {
+    this.emit('ready');
+  }
+}
+
+/** What the Redis outcome key or the task record would hold, by task id. */
+class FakeOutcomes implements OutcomeLookup {
+  readonly known = new Map<string, TaskOutcome>();
+
+  findOutcome(taskId: string): Promise<TaskOutcome | null> {
+    return Promise.resolve(this.known.get(taskId) ?? null);
+  }
+}
+
+/** BullMQ jobs by id, with the two fields the re-check reads. */
+class FakeQueues {
+  readonly jobs = new Map<string, { finishedOn?: number; failedReason?: string }>();
+
+  of() {
+    return { getJob: (taskId: string) => Promise.resolve(this.jobs.get(taskId)) };
+  }
+}
+
+describe('ReplyWaiters', () => {
+  let subscriber: FakeSubscriber;
+  let outcomes: FakeOutcomes;
+  let queues: FakeQueues;
+  let waiters: ReplyWaiters;
+
+  beforeEach(async () => {
+    jest.useFakeTimers();
+    subscriber = new FakeSubscriber();
+    outcomes = new FakeOutcomes();
+    queues = new FakeQueues();
+    waiters = new ReplyWaiters(config, queues as unknown as TaskQueues, outcomes, pino({ level: 'silent' }));
+    await waiters.listen(subscriber as unknown as ReplySubscriber);
+  });
+
+  afterEach(() => {
+    waiters.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  /** A waiter whose promise is observed at once, so a rejection is never reported as unhandled. */
+  const waitFor = (taskId: string) => {
+    const settled = waiters.wait(QueueName.Embeddings, taskId).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+    queues.jobs.set(taskId, {});
+    return settled;
+  };
+
+  it('listens on this instance’s reply channel', () => {
+    expect(subscriber.channels).toEqual(['gw:reply:inst_1']);
+    expect(waiters.channel).toBe('gw:reply:inst_1');
+  });
+
+  it('resolves a waiter with the outcome its reply carries, and forgets it', async () => {
+    const answer = waitFor('task_a');
+    expect(waiters.waiting).toBe(1);
+    subscriber.publish(encodeOutcome('task_a', succeeded));
+    await expect(answer).resolves.toEqual({ outcome: succeeded });
+    expect(waiters.waiting).toBe(0);
+  });
+
+  it('ignores a reply for a task nobody here waits for, and an unreadable message', async () => {
+    const answer = waitFor('task_a');
+    subscriber.publish(encodeOutcome('task_other', succeeded));
+    subscriber.publish('not an outcome');
+    expect(waiters.waiting).toBe(1);
+    subscriber.publish(encodeOutcome('task_a', succeeded));
+    await expect(answer).resolves.toEqual({ outcome: succeeded });
+  });
+
+  it('rejects with Timeout carrying the task id once the sync timeout passes', async () => {
+    const answer = waitFor('task_slow');
+    await jest.advanceTimersByTimeAsync(SYNC_TIMEOUT_MS);
+    const { error } = (await answer) as { error: unknown };
+    expect(error).toMatchObject({ code: 'Timeout', details: { task_id: 'task_slow' } });
+    expect((error as Error).message).toContain('GET /v1/tasks/task_slow');
+    expect(waiters.waiting).toBe(0);
+  });
+
+  it('recovers a reply lost on the channel through the periodic re-check', async () => {
+    const answer = waitFor('task_lost');
+    outcomes.known.set('task_lost', succeeded);
+    await jest.advanceTimersByTimeAsync(WAIT_RECHECK_INTERVAL_MS);
+    await expect(answer).resolves.toEqual({ outcome: succeeded });
+  });
+
+  it('leaves a wait whose job is still running to its reply', async () => {
+    const answer = waitFor('task_running');
+    await jest.advanceTimersByTimeAsync(3 * WAIT_RECHECK_INTERVAL_MS);
+    expect(waiters.waiting).toBe(1);
+    subscriber.publish(encodeOutcome('task_running', succeeded));
+    await expect(answer).resolves.toEqual({ outcome: succeeded });
+  });
+
+  it('re-checks every pending wait when the subscriber reconnects', async () => {
+    const answer = waitFor('task_dropped');
+    outcomes.known.set('task_dropped', succeeded);
+    subscriber.reconnect();
+    await jest.advanceTimersByTimeAsync(0);
+    await expect(answer).resolves.toEqual({ outcome: succeeded });
+  });
+
+  it('answers InternalError for a job that failed without an outcome', async () => {
+    const answer = waitFor('task_stalled');
+    queues.jobs.set('task_stalled', { finishedOn: Date.now(), failedReason: 'job stalled more than allowable limit' });
+    await jest.advanceTimersByTimeAsync(WAIT_RECHECK_INTERVAL_MS);
+    const { outcome } = (await answer) as { outcome: TaskOutcome };
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: 'InternalError', message: 'the task failed: job stalled more than allowable limit' },
+    });
+  });
+
+  it('ends a wait with the error of a job that could not be added', async () => {
+    const answer = waitFor('task_refused');
+    const refused = new Error('Redis is away');
+    waiters.fail('task_refused', refused);
+    await expect(answer).resolves.toEqual({ error: refused });
+  });
+
+  it('drops a wait without answering it, and says which queue it was on', async () => {
+    const answer = waitFor('task_left');
+    expect(waiters.drop('task_left')).toBe(QueueName.Embeddings);
+    expect(waiters.drop('task_left')).toBeUndefined();
+    subscriber.publish(encodeOutcome('task_left', succeeded));
+    await jest.advanceTimersByTimeAsync(SYNC_TIMEOUT_MS);
+    expect(await Promise.race([answer, Promise.resolve('still pending')])).toBe('still pending');
+  });
+
+  it('answers every pending wait Timeout on shutdown', async () => {
+    const answer = waitFor('task_a');
+    waiters.onApplicationShutdown();
+    const { error } = (await answer) as { error: unknown };
+    expect(error).toMatchObject({ code: 'Timeout', details: { task_id: 'task_a' } });
+  });
+});
