@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { ApiError } from './client';
+import { notify } from '../components/notify';
 
 /**
  * What went wrong, in the console's language. In English the server's own words, which name the exact limit or
@@ -14,4 +15,11 @@ export function useErrorText(): (error: unknown) => string {
     const key = `serverErrors.${error.code}`;
     return i18n.resolvedLanguage !== 'en' && i18n.exists(key) ? t(key) : error.message;
   };
+}
+
+/** Shows what went wrong with an action (saving, rotating, redelivering…) as a red toast. */
+export function useFailureToast(): (error: unknown) => void {
+  const { t } = useTranslation();
+  const explain = useErrorText();
+  return (error) => notify(t('errors.generic', { message: explain(error) }), 'red');
 }

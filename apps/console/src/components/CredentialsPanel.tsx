@@ -1,7 +1,7 @@
 import { Button, Group, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
+import { useFailureToast } from '../api/use-error-text';
 import { notify } from './notify';
 import { useNavigate } from 'react-router';
 import { post, remove } from '../api/client';
@@ -11,7 +11,7 @@ import { SecretsModal } from './SecretsModal';
 /** Rotate the API key (with a grace period), reset the secret key, delete the application after typing its name. */
 export function CredentialsPanel({ app, onChanged }: { app: Application; onChanged: () => void }) {
   const { t } = useTranslation();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   const navigate = useNavigate();
   const [issued, setIssued] = useState<Credentials | null>(null);
   const [grace, setGrace] = useState<number>(3600);
@@ -22,7 +22,7 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
     try {
       await action();
     } catch (error) {
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     } finally {
       setBusy(null);
     }

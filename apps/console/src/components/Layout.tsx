@@ -2,23 +2,22 @@ import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Stack, Text
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
-import { useErrorText } from '../api/use-error-text';
+import { useFailureToast } from '../api/use-error-text';
 import { chooseLanguage, Language } from '../i18n';
 import { useSession } from '../session';
-import { notify } from './notify';
 
 export function Layout() {
   const { t, i18n } = useTranslation();
   const { user, signOut } = useSession();
   const navigate = useNavigate();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   const [opened, { toggle, close }] = useDisclosure(false);
   const leave = async () => {
     try {
       await signOut();
       navigate('/sign-in');
     } catch (error) {
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     }
   };
   const links = [

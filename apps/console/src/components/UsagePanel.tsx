@@ -1,15 +1,15 @@
 import { BarChart, LineChart } from '@mantine/charts';
 import '@mantine/charts/styles.css';
-import { Alert, Button, Group, Loader, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
+import { useFailureToast } from '../api/use-error-text';
 import { get } from '../api/client';
 import type { BillingRecordView, Page, UsagePoint } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
-import { notify } from './notify';
+import { RequestStatus } from './RequestStatus';
 
 interface DayTotals {
   day: string;
@@ -69,7 +69,7 @@ function csvOf(records: BillingRecordView[]): string {
 
 export default function UsagePanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   const [to, setTo] = useState(utcDay());
   const [from, setFrom] = useState(daysBefore(utcDay(), 29));
   const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
@@ -100,7 +100,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
       }));
     } catch (error) {
       setBilling((state) => ({ ...state, loading: false }));
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     }
   };
   const exportCsv = () => {
@@ -131,12 +131,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
           onChange={(event) => setTo(event.currentTarget.value)}
         />
       </Group>
-      {usage.error && (
-        <Alert color="red" role="alert">
-          {t('errors.generic', { message: explain(usage.error) })}
-        </Alert>
-      )}
-      {!usage.data && !usage.error && <Loader aria-label={t('common.loading')} />}
+      <RequestStatus error={usage.error} answered={usage.data !== undefined} />
       {usage.data && (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           <Stack gap={4}>

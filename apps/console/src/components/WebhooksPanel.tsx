@@ -1,13 +1,14 @@
-import { Alert, Badge, Button, Loader, Stack, Text } from '@mantine/core';
+import { Badge, Button, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
+import { useFailureToast } from '../api/use-error-text';
 import { notify } from './notify';
 import { get, post } from '../api/client';
 import type { WebhookDeliveryOutcome } from '@gateway/contracts';
 import type { Page, WebhookDeliveryView } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
+import { RequestStatus } from './RequestStatus';
 
 // Dark shades: white badge text on them passes WCAG AA contrast (Mantine's darkest orange does not, hence the hex).
 const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
@@ -21,7 +22,7 @@ const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
 /** The application's webhook delivery attempts, newest first, each task's webhook redeliverable. */
 export function WebhooksPanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   const [extra, setExtra] = useState<{ records: WebhookDeliveryView[]; next: string | null } | null>(null);
   const first = useRequest(() => get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50`), [appId]);
   const records = [...(first.data?.data ?? []), ...(extra?.records ?? [])];
@@ -33,7 +34,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       );
       setExtra({ records: [...(extra?.records ?? []), ...page.data], next: page.next });
     } catch (error) {
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     }
   };
   const redeliver = async (delivery: WebhookDeliveryView) => {
@@ -41,16 +42,10 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       await post(`/applications/${appId}/webhooks/${delivery.id}/redeliver`);
       notify(t('webhooks.queued'), 'teal');
     } catch (error) {
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     }
   };
-  if (first.error)
-    return (
-      <Alert color="red" role="alert">
-        {t('errors.generic', { message: explain(first.error) })}
-      </Alert>
-    );
-  if (!first.data) return <Loader aria-label={t('common.loading')} />;
+  if (first.error || !first.data) return <RequestStatus error={first.error} answered={false} />;
   if (records.length === 0) return <Text c="dimmed">{t('webhooks.none')}</Text>;
   return (
     <Stack>

@@ -1,7 +1,6 @@
-import { Alert, Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../api/use-error-text';
 import { notify } from '../components/notify';
 import { useNavigate, useParams } from 'react-router';
 import { get, patch } from '../api/client';
@@ -13,6 +12,7 @@ import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { QuickStart } from '../components/QuickStart';
 import { WebhooksPanel } from '../components/WebhooksPanel';
+import { RequestStatus } from '../components/RequestStatus';
 
 // The charts library is the console's largest dependency: loaded only when the usage tab opens.
 const UsagePanel = lazy(() => import('../components/UsagePanel'));
@@ -20,20 +20,13 @@ const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'settings'] as 
 
 export default function ApplicationPage() {
   const { t, i18n } = useTranslation();
-  const explain = useErrorText();
   const params = useParams();
   const navigate = useNavigate();
   const { id } = params;
   if (!id) throw new Error('ApplicationPage is routed without an :id');
   const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
   const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
-  if (error)
-    return (
-      <Alert color="red" role="alert">
-        {t('errors.generic', { message: explain(error) })}
-      </Alert>
-    );
-  if (!app) return <Loader aria-label={t('common.loading')} />;
+  if (error || !app) return <RequestStatus error={error} answered={false} />;
   const save = async (input: ApplicationInput) => {
     await patch(`/applications/${id}`, input);
     notify(t('form.saved'), 'teal');

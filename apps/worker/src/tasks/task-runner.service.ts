@@ -38,7 +38,7 @@ export class TaskRunner {
   ): Promise<TaskJobResult> {
     let final = true;
     try {
-      return await this.run(queue, job, (payload) => service.execute(payload));
+      return await this.run(queue, job, service);
     } catch (error) {
       // A retryable failure runs again and needs what the job kept; a final one (UnrecoverableError, last attempt) does not.
       final = error instanceof UnrecoverableError || isLastAttempt(job);
@@ -48,10 +48,10 @@ export class TaskRunner {
     }
   }
 
-  async run<Q extends TaskQueueName>(
+  private async run<Q extends TaskQueueName>(
     queue: Q,
     job: Job<PayloadOf<Q>>,
-    execute: (payload: PayloadOf<Q>) => Promise<ExecutedTask>,
+    service: TaskService<Q>,
   ): Promise<TaskJobResult> {
     const data = job.data;
     const startedAt = Date.now();
@@ -60,7 +60,7 @@ export class TaskRunner {
     // The task's answer, or the failure that is its final answer.
     let settled: { executed: ExecutedTask; failure?: undefined } | { executed?: undefined; failure: SerializedError };
     try {
-      settled = { executed: await execute(data) };
+      settled = { executed: await service.execute(data) };
     } catch (error) {
       if (!(error instanceof GatewayError) && !isLastAttempt(job)) {
         this.logger.warn(

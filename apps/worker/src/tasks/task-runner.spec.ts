@@ -7,7 +7,7 @@ import { LimitsService } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
-import { ExecutedTask } from './task-service';
+import { ExecutedTask, TaskService } from './task-service';
 import { TaskRunner } from './task-runner.service';
 
 /** Every side effect of a run, in the order it happened. */
@@ -70,6 +70,9 @@ const executed: ExecutedTask = {
   cost: 0.0001,
 };
 
+/** A task service that does only `execute`. */
+const serviceDoing = (execute: () => Promise<ExecutedTask>): TaskService<typeof QueueName.Embeddings> => ({ execute });
+
 describe('TaskRunner', () => {
   let steps: Step[];
   let runner: TaskRunner;
@@ -91,7 +94,13 @@ describe('TaskRunner', () => {
   const names = () => steps.map(([name]) => name);
 
   it('settles the limits, answers the caller, then records, announces and counts a success', async () => {
-    await expect(runner.run(QueueName.Embeddings, jobOn(1), async () => executed)).resolves.toEqual({
+    await expect(
+      runner.runTask(
+        QueueName.Embeddings,
+        jobOn(1),
+        serviceDoing(async () => executed),
+      ),
+    ).resolves.toEqual({
       status: 'succeeded',
     });
     expect(names()).toEqual(['settle', 'deliver', 'record', 'webhook', 'forget', 'rollup']);
@@ -109,9 +118,13 @@ describe('TaskRunner', () => {
   });
 
   it('takes a GatewayError as the final answer at once, with attempts left', async () => {
-    const refused = runner.run(QueueName.Embeddings, jobOn(1), async () => {
-      throw new GatewayError('InvalidParameter', 'dimensions must be one of 1024', { param: 'dimensions' });
-    });
+    const refused = runner.runTask(
+      QueueName.Embeddings,
+      jobOn(1),
+      serviceDoing(async () => {
+        throw new GatewayError('InvalidParameter', 'dimensions must be one of 1024', { param: 'dimensions' });
+      }),
+    );
     await expect(refused).rejects.toBeInstanceOf(UnrecoverableError);
     expect(names()).toEqual(['settle', 'deliver', 'record', 'webhook', 'forget', 'rollup']);
     expect(steps[1][1]).toMatchObject({ ok: false, error: { code: 'InvalidParameter', param: 'dimensions' } });
@@ -121,17 +134,25 @@ describe('TaskRunner', () => {
   });
 
   it('hands any other error back to BullMQ for a retry, touching nothing, while attempts are left', async () => {
-    const crashed = runner.run(QueueName.Embeddings, jobOn(2, 3), async () => {
-      throw new Error('socket hang up');
-    });
+    const crashed = runner.runTask(
+      QueueName.Embeddings,
+      jobOn(2, 3),
+      serviceDoing(async () => {
+        throw new Error('socket hang up');
+      }),
+    );
     await expect(crashed).rejects.toThrow('socket hang up');
     expect(steps).toEqual([]);
   });
 
   it('answers an InternalError without internals when the last attempt fails', async () => {
-    const crashed = runner.run(QueueName.Embeddings, jobOn(3, 3), async () => {
-      throw new Error('secret detail at /srv/app.js:12');
-    });
+    const crashed = runner.runTask(
+      QueueName.Embeddings,
+      jobOn(3, 3),
+      serviceDoing(async () => {
+        throw new Error('secret detail at /srv/app.js:12');
+      }),
+    );
     await expect(crashed).rejects.toBeInstanceOf(UnrecoverableError);
     const delivered = steps.find(([name]) => name === 'deliver')![1] as TaskOutcome;
     expect(delivered).toMatchObject({
@@ -144,7 +165,11 @@ describe('TaskRunner', () => {
 
   it('enqueues no webhook for an application without a callback URL', async () => {
     const quiet = { ...jobOn(1), data: { ...payload, notify: false } } as unknown as Job<EmbeddingsJob>;
-    await runner.run(QueueName.Embeddings, quiet, async () => executed);
+    await runner.runTask(
+      QueueName.Embeddings,
+      quiet,
+      serviceDoing(async () => executed),
+    );
     expect(names()).not.toContain('webhook');
   });
 

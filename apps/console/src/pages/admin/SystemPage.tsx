@@ -1,10 +1,11 @@
-import { Alert, Button, Loader, Stack, Text, Title } from '@mantine/core';
+import { Button, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../../api/use-error-text';
+import { useFailureToast } from '../../api/use-error-text';
 import { notify } from '../../components/notify';
 import { get, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 import { DataTable } from '../../components/DataTable';
+import { RequestStatus } from '../../components/RequestStatus';
 
 interface QueueState {
   name: string;
@@ -28,7 +29,7 @@ interface FailedJob {
 /** The queues as BullMQ counts them, the workers connected to each, and recent failed jobs to retry. */
 export default function SystemPage() {
   const { t, i18n } = useTranslation();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   // One look-up of the queues: their counts, then the failed jobs of each.
   const system = useRequest(async () => {
     const queues = (await get<{ data: QueueState[] }>('/admin/system/queues')).data;
@@ -46,18 +47,13 @@ export default function SystemPage() {
       notify(t('admin.retried'), 'teal');
       system.reload();
     } catch (error) {
-      notify(t('errors.generic', { message: explain(error) }), 'red');
+      showFailure(error);
     }
   };
   return (
     <Stack>
       <Title order={2}>{t('admin.system')}</Title>
-      {system.error && (
-        <Alert color="red" role="alert">
-          {t('errors.generic', { message: explain(system.error) })}
-        </Alert>
-      )}
-      {!system.data && !system.error && <Loader aria-label={t('common.loading')} />}
+      <RequestStatus error={system.error} answered={system.data !== undefined} />
       {system.data && (
         <DataTable
           minWidth={560}

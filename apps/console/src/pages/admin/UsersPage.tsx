@@ -14,8 +14,7 @@ import {
 } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useErrorText } from '../../api/use-error-text';
-import { notify } from '../../components/notify';
+import { useFailureToast } from '../../api/use-error-text';
 import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 import { DataTable } from '../../components/DataTable';
@@ -39,7 +38,7 @@ const CEILINGS = [
 /** Every account: disable or enable it, set its ceilings; and invitations for `CONSOLE_SIGNUP=invite`. */
 export default function UsersPage() {
   const { t } = useTranslation();
-  const explain = useErrorText();
+  const showFailure = useFailureToast();
   const { data, error, reload } = useRequest(() => get<{ data: Account[] }>('/admin/users'), []);
   const [invitation, setInvitation] = useState<string | null>(null);
   const [inviteEmail, setInviteEmail] = useState('');
@@ -48,7 +47,7 @@ export default function UsersPage() {
       await patch(`/admin/users/${account.id}`, changes);
       reload();
     } catch (failure) {
-      notify(t('errors.generic', { message: explain(failure) }), 'red');
+      showFailure(failure);
     }
   };
   const invite = async () => {
@@ -59,7 +58,7 @@ export default function UsersPage() {
       );
       setInvitation(`${window.location.origin}/console/sign-up?invitation=${encodeURIComponent(token)}`);
     } catch (failure) {
-      notify(t('errors.generic', { message: explain(failure) }), 'red');
+      showFailure(failure);
     }
   };
   return (
