@@ -36,6 +36,7 @@ import {
   BillingRecordsRepository,
   DbModule,
   TasksRepository,
+  UsageCounters,
   UsageDailyRepository,
   UsersRepository,
   WebhookDeliveriesRepository,
@@ -205,10 +206,7 @@ async function fill(
   const store = app.get(ImageStore);
   const config = app.get(AppConfig);
   const today = utcDay();
-  const rollups = new Map<
-    string,
-    { key: { appId: string; model: string; day: string }; counters: Record<string, number> }
-  >();
+  const rollups = new Map<string, { key: { appId: string; model: string; day: string }; counters: UsageCounters }>();
 
   const recordOne = async (n: number) => {
     const appIndex = n % 10 < 4 ? 0 : 1 + (n % (APPS - 1));
@@ -219,7 +217,7 @@ async function fill(
     const createdAt = Date.parse(`${day}T00:00:00Z`) + (n % 86_400) * 1000;
     const taskId = `task_${crypto.randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22)}`;
     const kind = n % 20 === 0 ? 'image' : n % 20 < 10 ? 'embeddings' : 'chat';
-    const { model, result, usageOf, cost } = shapeOf(kind, n, taskId);
+    const { model, result, usageOf, costNanos } = shapeOf(kind, n, taskId);
     await tasks.record({
       _id: taskId,
       appId,
@@ -236,7 +234,7 @@ async function fill(
       providerMs: 30,
       attempts: 1,
       usage: usageOf,
-      cost,
+      costNanos,
       result,
     });
     if (kind === 'image') {
@@ -256,7 +254,7 @@ async function fill(
           index,
           appId,
           model,
-          unitPrice: 0.2,
+          unitPriceNanos: 200_000_000,
           currency: 'CNY',
           day,
           createdAt: new Date(createdAt + 40),
@@ -284,12 +282,12 @@ async function fill(
     const key = `${appId}|${model}|${day}`;
     const entry = rollups.get(key) ?? {
       key: { appId, model, day },
-      counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 },
+      counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0 },
     };
     entry.counters.calls += 1;
     entry.counters.promptTokens += usageOf.prompt_tokens ?? 0;
     entry.counters.images += usageOf.images ?? 0;
-    entry.counters.cost += cost;
+    entry.counters.costNanos += costNanos;
     rollups.set(key, entry);
     if (fixture.tasks.length < 5000 || n % 97 === 0)
       fixture.tasks.splice(n % 5000, fixture.tasks.length >= 5000 ? 1 : 0, { taskId, appId, image: kind === 'image' });
@@ -306,7 +304,8 @@ async function fill(
       }
     }),
   );
-  await usage.add([...rollups.values()] as never);
+  // One batch per fill, named by its size, so the roll-ups take each fill once.
+  await usage.fold(`growth-${size}`, [...rollups.values()]);
 }
 
 function shapeOf(kind: string, n: number, taskId: string) {
@@ -320,7 +319,7 @@ function shapeOf(kind: string, n: number, taskId: string) {
       model,
       result: JSON.stringify({ created: 1795000000, data: urls, usage: { image_count: 2 } }),
       usageOf: { images: 2 } as Record<string, number>,
-      cost: 0.4,
+      costNanos: 400_000_000,
     };
   }
   if (kind === 'chat') {
@@ -338,7 +337,7 @@ function shapeOf(kind: string, n: number, taskId: string) {
       model,
       result: JSON.stringify(body),
       usageOf: { prompt_tokens: 40, completion_tokens: 120, total_tokens: 160 } as Record<string, number>,
-      cost: 0.0004,
+      costNanos: 400_000,
     };
   }
   const model = 'text-embedding-v4';
@@ -354,7 +353,7 @@ function shapeOf(kind: string, n: number, taskId: string) {
     model,
     result: JSON.stringify(body),
     usageOf: { prompt_tokens: 12, total_tokens: 12 } as Record<string, number>,
-    cost: 0.000006,
+    costNanos: 6_000,
   };
 }
 

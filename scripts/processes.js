@@ -8,6 +8,8 @@
 // start:api and start:worker), with the arguments as its own.
 const path = require('node:path');
 const DEFAULT_PORTS = require('../libs/common/src/config/default-ports.json');
+// SHUTDOWN_TIMEOUT_MS's default and the exit code of a forced shutdown (libs/common/src/lifecycle).
+const SHUTDOWN_DEFAULTS = require('../libs/common/src/config/shutdown-defaults.json');
 
 const root = path.resolve(__dirname, '..');
 
@@ -18,7 +20,7 @@ const ENTRY_POINTS = Object.freeze(
   ),
 );
 
-module.exports = { ENTRY_POINTS, DEFAULT_PORTS };
+module.exports = { ENTRY_POINTS, DEFAULT_PORTS, SHUTDOWN_DEFAULTS };
 
 if (require.main === module) {
   const [app] = process.argv.splice(2, 1);

@@ -405,10 +405,11 @@ function spawnLogged(bin, args, logFile, env = process.env, user = {}) {
   return spawn(bin, args, { stdio: ['ignore', out, out], env, ...user });
 }
 
-function stop(child, signal = child?.stopSignal ?? 'SIGTERM') {
+/** Sends `signal`, then SIGKILL if `child` is still there `graceMs` later; resolves once it has exited. */
+function stop(child, signal = child?.stopSignal ?? 'SIGTERM', graceMs = 5000) {
   if (!child || child.exitCode !== null || child.signalCode) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();

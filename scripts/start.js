@@ -4,13 +4,15 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const services = require('./services');
-const { DEFAULT_PORTS, ENTRY_POINTS } = require('./processes');
+const { DEFAULT_PORTS, ENTRY_POINTS, SHUTDOWN_DEFAULTS } = require('./processes');
 const { ensureModels } = require('./models');
 
 const root = path.resolve(__dirname, '..');
 const EMBEDDED_REDIS_PORT = DEFAULT_PORTS.redis;
 const EMBEDDED_MONGO_PORT = DEFAULT_PORTS.mongodb;
 const EMBEDDED_POSTGRES_PORT = DEFAULT_PORTS.postgres;
+// The api and the worker end themselves within SHUTDOWN_TIMEOUT_MS of the signal; SIGKILL is for one stuck past that.
+const APP_STOP_GRACE_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS || SHUTDOWN_DEFAULTS.timeoutMs) + 5_000;
 
 async function main() {
   services.ensureNodeModules(root);
@@ -59,15 +61,20 @@ async function main() {
   );
 
   let stopping = false;
+  const running = () => apps.filter((child) => child.exitCode === null && child.signalCode === null);
   const shutdown = async (code) => {
-    if (stopping) return;
     stopping = true;
-    await Promise.all(apps.map((child) => services.stop(child)));
+    await Promise.all(apps.map((child) => services.stop(child, 'SIGTERM', APP_STOP_GRACE_MS)));
     await Promise.all([...started.map((child) => services.stop(child)), services.stopDatabase(database)]);
-    process.exit(code);
+    const forced = apps.some(
+      (child) => child.exitCode === SHUTDOWN_DEFAULTS.forcedExitCode || child.signalCode === 'SIGKILL',
+    );
+    process.exit(code || (forced ? SHUTDOWN_DEFAULTS.forcedExitCode : 0));
   };
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  // A signal while stopping is passed on: an api or worker still closing takes it as the order to exit at once.
+  const onSignal = () => (stopping ? running().forEach((child) => child.kill('SIGTERM')) : void shutdown(0));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   apps.forEach((child) =>
     child.on('exit', (code) => {
       if (!stopping) {

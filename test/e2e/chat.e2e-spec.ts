@@ -57,7 +57,9 @@ describe('POST /v1/chat/completions', () => {
       model: 'x-chat',
       usage: response.body.usage,
     });
-    expect(task.body.cost).toBeGreaterThan(0);
+    // x-chat costs 0.0008 per 1k input and 0.002 per 1k output tokens: 800 and 2,000 nanos a token, exactly.
+    const { prompt_tokens, completion_tokens } = response.body.usage;
+    expect(task.body.cost).toBe((800 * prompt_tokens + 2_000 * completion_tokens) / 1e9);
     expect(task.body.result).toEqual(response.body);
   });
 

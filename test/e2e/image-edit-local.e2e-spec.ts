@@ -165,6 +165,6 @@ describe('POST /v1/images/edits through the local engine', () => {
       resolved_model: 'x-image-edit-plus-2025-12-15',
     });
     expect(task.body.usage.images).toBe(3);
-    expect(task.body.cost).toBeCloseTo(0.6, 6);
+    expect(task.body.cost).toBe(0.6);
   });
 });

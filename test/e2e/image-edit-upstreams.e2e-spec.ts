@@ -74,10 +74,10 @@ describe('POST /v1/images/edits through upstream providers', () => {
     expect(dashscope.calls.map((call) => call.parameters.seed).sort()).toEqual([100, 101, 102, 103]);
     const records = await recordsOf(response);
     expect(records.map((r) => r.index)).toEqual([0, 1, 2, 3]);
-    expect(records.every((r) => r.unitPrice === 0.2 && r.model === DASHSCOPE_MODEL)).toBe(true);
+    expect(records.every((r) => r.unitPriceNanos === 200_000_000 && r.model === DASHSCOPE_MODEL)).toBe(true);
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
     expect(task.body.usage.images).toBe(4);
-    expect(task.body.cost).toBeCloseTo(0.8, 6);
+    expect(task.body.cost).toBe(0.8);
   });
 
   it('delivers and bills the other three when the upstream refuses image 3 of 4', async () => {
@@ -89,7 +89,7 @@ describe('POST /v1/images/edits through upstream providers', () => {
     const records = await recordsOf(response);
     expect(records.map((r) => r.index)).toEqual([0, 1, 3]);
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
-    expect(task.body.cost).toBeCloseTo(0.6, 6);
+    expect(task.body.cost).toBe(0.6);
   });
 
   it('costs nothing when every image failed, and answers the upstream refusal as a 400', async () => {

@@ -1,3 +1,4 @@
+import { formatNanos } from '@gateway/common';
 import { BillingRecordsRepository, UsageDailyRepository } from '@gateway/db';
 import { spawnSync } from 'node:child_process';
 import { OpenAiFake } from '../fakes/openai-fake';
@@ -65,15 +66,17 @@ describe('metering: daily roll-ups and per-image billing records', () => {
     const embeddingTasks = tasks.slice(0, 3).map((t) => t.body);
     expect(embeddings).toMatchObject({ calls: 3, errors: 0, completionTokens: 0, images: 0 });
     expect(embeddings.promptTokens).toBe(embeddingTasks.reduce((sum, t) => sum + t.usage.prompt_tokens, 0));
-    expect(embeddings.cost).toBeCloseTo(
-      embeddingTasks.reduce((sum, t) => sum + t.cost, 0),
-      10,
-    );
+    // Integer nanos: 0.0005 per 1k tokens is 500 a token, and each task shows its own share exactly.
+    expect(embeddings.costNanos).toBe(embeddings.promptTokens * 500);
+    expect(embeddingTasks.map((t) => t.cost)).toEqual(embeddingTasks.map((t) => (t.usage.prompt_tokens * 500) / 1e9));
+    const chatUsage = tasks[3].body.usage;
     expect(chatRow).toMatchObject({
       calls: 2,
       errors: 1,
-      promptTokens: tasks[3].body.usage.prompt_tokens,
-      completionTokens: tasks[3].body.usage.completion_tokens,
+      promptTokens: chatUsage.prompt_tokens,
+      completionTokens: chatUsage.completion_tokens,
+      // The failed call costs nothing.
+      costNanos: 800 * chatUsage.prompt_tokens + 2_000 * chatUsage.completion_tokens,
     });
 
     // The operator CLI shows the same figures.
@@ -83,7 +86,15 @@ describe('metering: daily roll-ups and per-image billing records', () => {
     });
     expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(cli.stdout)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ day, model: 'x-chat', calls: 2, errors: 1 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ day, model: 'x-chat', calls: 2, errors: 1, costNanos: chatRow.costNanos }),
+        expect.objectContaining({
+          day,
+          model: 'text-embedding-v4',
+          costNanos: embeddings.costNanos,
+          cost: formatNanos(embeddings.costNanos),
+        }),
+      ]),
     );
   });
 
@@ -94,7 +105,7 @@ describe('metering: daily roll-ups and per-image billing records', () => {
       index,
       appId: 'app_billing',
       model: 'x-image-edit-plus-2025-12-15',
-      unitPrice: 0.2,
+      unitPriceNanos: 200_000_000,
       currency: 'CNY',
       day: '2026-11-22',
       createdAt: new Date(),

@@ -44,7 +44,7 @@ function embeddingTask(appId: string, createdAt: number, result = '{"object":"li
     providerMs: 3,
     attempts: 1,
     usage: { prompt_tokens: 2, total_tokens: 2 },
-    cost: 0.25,
+    costNanos: 250_000_000,
     result,
   };
 }
@@ -157,7 +157,12 @@ describe('task records at volume: reads by index, newest-first listings and resu
     );
     expect(listed.map((task) => task.id)).toEqual(newestFirst);
     expect(new Set(listed.map((task) => task.id)).size).toBe(310);
-    expect(listed[0]).toMatchObject({ status: 'succeeded', model: 'text-embedding-v4', cost: 0.25 });
+    expect(listed[0]).toMatchObject({
+      status: 'succeeded',
+      model: 'text-embedding-v4',
+      cost_nanos: '250000000',
+      cost: '0.25',
+    });
     // A day range narrows it; a cursor that no page handed out is refused.
     const yesterday = await console.call(
       'GET',
@@ -242,7 +247,7 @@ describe('task records at volume: reads by index, newest-first listings and resu
         index: 0,
         appId,
         model: 'x-image-edit',
-        unitPrice: 0.2,
+        unitPriceNanos: 200_000_000,
         currency: 'CNY',
         day: old.day,
         createdAt: old.createdAt,
@@ -268,7 +273,9 @@ describe('task records at volume: reads by index, newest-first listings and resu
       cost: 0.25,
       usage: { prompt_tokens: 2 },
     });
-    expect(await billing.listForTask(old._id, appId)).toEqual([expect.objectContaining({ index: 0, unitPrice: 0.2 })]);
+    expect(await billing.listForTask(old._id, appId)).toEqual([
+      expect.objectContaining({ index: 0, unitPriceNanos: 200_000_000 }),
+    ]);
     // A task within retention keeps its body.
     const kept = await getJson(`${api.url}/v1/tasks/${fresh._id}`, apiKey);
     expect(kept.body).toMatchObject({ result: { data: [{ embedding: [0.25] }] }, result_expired: false });

@@ -75,9 +75,10 @@ describe('tasks, sync timeout and operations endpoints', () => {
       const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
       expect(task.body.status).toBe('succeeded');
       expect(task.body.result).toEqual(response.body);
-      // Whether read from the delivered outcome or the record, the view carries cost and timings.
+      // Whether read from the delivered outcome or the record, the view carries cost and timings; 0.0005 per 1k
+      // tokens is 500 nanos a token.
       expect(task.body).toMatchObject({
-        cost: expect.any(Number),
+        cost: (task.body.usage.prompt_tokens * 500) / 1e9,
         started_at: expect.any(Number),
         finished_at: expect.any(Number),
       });

@@ -1,4 +1,4 @@
-import { AppConfig, createLogger, newId, PinoNestLogger } from '@gateway/common';
+import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
 import fastifyCookie from '@fastify/cookie';
@@ -36,6 +36,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // Exit 0 once closed, rather than raising the signal again (which main.ts's deadline would take for a second one):
+  // the exit code then tells a clean shutdown from a forced one (FORCED_SHUTDOWN_EXIT_CODE).
+  app.enableShutdownHooks(SHUTDOWN_SIGNALS, { useProcessExit: true });
   return app;
 }

@@ -1,10 +1,17 @@
 import 'reflect-metadata';
-import { loadConfig } from '@gateway/common';
+import { armShutdownDeadline, loadConfig, LOGGER, watchShutdownSteps } from '@gateway/common';
+import { Logger } from 'pino';
 import { createApiApp } from './bootstrap';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApiApp(config);
+  // Here, not in createApiApp: the deadline ends the process, and the e2e suites run several apps in theirs.
+  armShutdownDeadline({
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    logger: app.get<Logger>(LOGGER),
+    stillClosing: watchShutdownSteps(app),
+  });
   await app.listen(config.API_PORT, config.API_HOST);
 }
 

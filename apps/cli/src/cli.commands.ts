@@ -5,7 +5,8 @@ import {
   UsageDailyRepository,
   UsersRepository,
 } from '@gateway/db';
-import { UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
+import { formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
+import { UsageReconciler } from '@gateway/metering';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
@@ -21,7 +22,10 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
   keys:rotate --app <appId> [--grace-seconds <n>] [--json]
       Issues a new API key; the old one stops at once, or after the grace period.
   usage --app <appId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
-      Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days).
+      Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days), and their total;
+      costs are exact decimals of the catalog currency (--json adds costNanos, integer billionths).
+  usage:reconcile --day <YYYY-MM-DD> [--dry-run] [--json]
+      Recomputes a day's usage from its task records, reports every roll-up that differs and repairs it.
   users:promote --email <email>
       Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.`;
 
@@ -33,6 +37,7 @@ export class CliCommands {
     private readonly applications: ApplicationsRepository,
     private readonly usage: UsageDailyRepository,
     private readonly users: UsersRepository,
+    private readonly reconciler: UsageReconciler,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -46,6 +51,8 @@ export class CliCommands {
         return this.rotateKey(rest);
       case 'usage':
         return this.showUsage(rest);
+      case 'usage:reconcile':
+        return this.reconcileUsage(rest);
       case 'users:promote':
         return this.promote(rest);
       default:
@@ -136,7 +143,7 @@ export class CliCommands {
     if (!UTC_DAY_PATTERN.test(from) || !UTC_DAY_PATTERN.test(to))
       throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
     const days = await this.usage.listForApp(values.app, from, to);
-    const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, cost }) => ({
+    const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, costNanos }) => ({
       day,
       model,
       calls,
@@ -144,19 +151,55 @@ export class CliCommands {
       promptTokens,
       completionTokens,
       images,
-      cost,
+      costNanos,
+      cost: formatNanos(costNanos),
     }));
     if (values.json) return JSON.stringify(rows);
     if (rows.length === 0) return `No usage for ${values.app} from ${from} to ${to}.`;
+    const sum = (counter: 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images') =>
+      rows.reduce((total, row) => total + row[counter], 0);
+    const total = {
+      day: 'total',
+      model: '',
+      calls: sum('calls'),
+      errors: sum('errors'),
+      promptTokens: sum('promptTokens'),
+      completionTokens: sum('completionTokens'),
+      images: sum('images'),
+      cost: formatNanos(sumNanos(rows.map((row) => row.costNanos))),
+    };
     const header =
       'day         model                         calls  errors  prompt_tokens  completion_tokens  images  cost';
     return [
       header,
-      ...rows.map(
+      ...[...rows, total].map(
         (r) =>
-          `${r.day}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
+          `${r.day.padEnd(10)}  ${r.model.padEnd(28)}  ${String(r.calls).padStart(5)}  ${String(r.errors).padStart(6)}  ${String(r.promptTokens).padStart(13)}  ${String(r.completionTokens).padStart(17)}  ${String(r.images).padStart(6)}  ${r.cost}`,
       ),
     ].join('\n');
+  }
+
+  private async reconcileUsage(args: string[]): Promise<string> {
+    const { values } = parse(args, {
+      day: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    if (!values.day || !UTC_DAY_PATTERN.test(values.day) || Number.isNaN(Date.parse(values.day)))
+      throw new UsageError('usage:reconcile needs --day <YYYY-MM-DD> (a UTC day)');
+    const result = await this.reconciler.reconcile(values.day, { repair: !values['dry-run'] });
+    if (values.json) return JSON.stringify(result);
+    const lines = [`${result.day}: ${result.tasks} task records, ${result.differences.length} roll-ups differ.`];
+    for (const { appId, model, recorded, rolledUp } of result.differences) {
+      const changed = (Object.keys(recorded) as (keyof typeof recorded)[])
+        .filter((counter) => recorded[counter] !== rolledUp[counter])
+        .map((counter) => `${counter} ${rolledUp[counter]} → ${recorded[counter]}`);
+      lines.push(`  ${appId} ${model}: ${changed.join(', ')}`);
+    }
+    if (result.repaired) lines.push('Repaired: the roll-ups now equal the task records.');
+    else if (result.unsettled) lines.push(`Not repaired: ${result.unsettled}; run it again once the day has settled.`);
+    else if (result.differences.length > 0) lines.push('Not repaired (--dry-run).');
+    return lines.join('\n');
   }
 
   private async promote(args: string[]): Promise<string> {

@@ -1,5 +1,6 @@
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
+import { UsageFolder, UsageReconciler } from '@gateway/metering';
 import { QueueModule } from '@gateway/queue';
 import { CredentialsModule } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -19,7 +20,7 @@ export class CliModule {
         QueueModule.forCommands(),
         CredentialsModule,
       ],
-      providers: [CliCommands],
+      providers: [CliCommands, UsageFolder, UsageReconciler],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { AppConfig, createLogger, PinoNestLogger } from '@gateway/common';
+import { AppConfig, createLogger, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,6 +14,8 @@ export async function createWorkerApp(config: AppConfig): Promise<NestFastifyApp
     { logger: new PinoNestLogger(logger) },
   );
   app.get(MetricsService).setService('worker');
-  app.enableShutdownHooks();
+  // Exit 0 once closed, rather than raising the signal again (which main.ts's deadline would take for a second one):
+  // the exit code then tells a clean shutdown from a forced one (FORCED_SHUTDOWN_EXIT_CODE).
+  app.enableShutdownHooks(SHUTDOWN_SIGNALS, { useProcessExit: true });
   return app;
 }

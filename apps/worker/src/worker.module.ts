@@ -16,8 +16,11 @@ import { WebhooksProcessor } from './processors/webhooks.processor';
 import { ImageInputs } from './tasks/image-inputs.service';
 import { JobPickup, SERVED_TASK_QUEUES } from './tasks/job-pickup.service';
 import { MaintenancePass } from './tasks/maintenance-pass.service';
+import { RecordBacklog } from './tasks/record-backlog.service';
+import { TaskRecorder } from './tasks/task-recorder.service';
 import { TaskRunner } from './tasks/task-runner.service';
 import { isTaskQueue, TASK_SERVICES } from './tasks/task-services';
+import { UsageFolding } from './tasks/usage-folding.service';
 
 /** The worker's own queues and their processors; each task queue is run by its task service (TASK_SERVICES). */
 const PROCESSORS: Partial<Record<QueueName, Type<QueueProcessor>>> = {
@@ -62,6 +65,9 @@ export class WorkerModule {
       ],
       providers: [
         TaskRunner,
+        TaskRecorder,
+        RecordBacklog,
+        UsageFolding,
         ...Object.values(TASK_SERVICES).map((entry) => entry.service),
         ImageInputs,
         MaintenancePass,

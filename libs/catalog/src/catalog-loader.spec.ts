@@ -39,6 +39,34 @@ describe('catalog loader', () => {
     ).toThrow(/"upstream" is required/);
   });
 
+  it('converts prices to integer nanos once, from the decimals as written', () => {
+    const { models } = loadCatalogFile(join(__dirname, '../../../config/models.yaml'));
+    const priceOf = (id: string) => models.find((m) => m.id === id)!.priceNanos;
+    expect(priceOf('text-embedding-v4')).toEqual({ per_1k_input_tokens: 500_000 });
+    expect(priceOf('x-image-edit-plus-2025-12-15')).toEqual({ per_image: 200_000_000 });
+    const written = loadCatalogFile(
+      catalog(
+        "models:\n  - {id: a, capability: chat, price: {per_1k_input_tokens: 0.0007, per_1k_output_tokens: '1e-9'}, routes: [{provider: local, model: m}]}\n",
+      ),
+    );
+    expect(written.models[0].priceNanos).toEqual({ per_1k_input_tokens: 700_000, per_1k_output_tokens: 1 });
+  });
+
+  it('refuses a price that is negative, finer than 1 nano or not a price field, naming the model and field', () => {
+    const withPrice = (price: string) =>
+      catalog(`models:\n  - {id: a, capability: embeddings, price: ${price}, routes: [{provider: local, model: m}]}\n`);
+    expect(() => loadCatalogFile(withPrice('{per_1k_input_tokens: 0.0000000005}'))).toThrow(
+      /models\[0\] \(a\): price\.per_1k_input_tokens is 0\.0000000005, finer than the smallest amount the gateway counts, 1 nano/,
+    );
+    expect(() => loadCatalogFile(withPrice('{per_image: -0.2}'))).toThrow(
+      /models\[0\] \(a\): price\.per_image must not be negative/,
+    );
+    expect(() => loadCatalogFile(withPrice('{per_1k_tokens: 0.0005}'))).toThrow(
+      /models\[0\] \(a\): price\.per_1k_tokens is not a price/,
+    );
+    expect(() => loadCatalogFile(withPrice('{per_image: cheap}'))).toThrow(/price\.per_image must be a decimal number/);
+  });
+
   it('refuses an id defined twice, alias included', () => {
     const yaml =
       'models:\n  - {id: a, capability: chat, aliases: [b], routes: [{provider: local, model: m}]}\n  - {id: b, capability: chat, routes: [{provider: local, model: m}]}\n';

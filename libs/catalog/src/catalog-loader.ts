@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { priceToNanos } from '@gateway/common';
 import { CAPABILITIES, Capability } from '@gateway/contracts';
-import { parse } from 'yaml';
-import { ModelSpec, ProviderName, RouteSpec } from './catalog.types';
+import { Document, isMap, isScalar, parseDocument } from 'yaml';
+import { ModelPriceNanos, ModelSpec, PRICE_FIELDS, PriceField, ProviderName, RouteSpec } from './catalog.types';
 
 const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
 
@@ -12,11 +13,13 @@ export interface CatalogFile {
 
 /** Reads and checks config/models.yaml; a broken catalog stops start-up with the entry at fault named. */
 export function loadCatalogFile(path: string): CatalogFile {
-  const raw = parse(readFileSync(path, 'utf8')) as { currency?: string; models?: unknown[] };
+  const document = parseDocument(readFileSync(path, 'utf8'));
+  if (document.errors.length > 0) throw document.errors[0];
+  const raw = document.toJS() as { currency?: string; models?: unknown[] };
   if (!raw || !Array.isArray(raw.models)) throw new Error(`${path}: expected a top-level "models" list`);
   const ids = new Set<string>();
   const models = raw.models.map((entry, index) => {
-    const model = checkModel(entry as Record<string, unknown>, `${path}: models[${index}]`);
+    const model = checkModel(entry as Record<string, unknown>, `${path}: models[${index}]`, document, index);
     for (const id of [model.id, ...model.aliases]) {
       if (ids.has(id)) throw new Error(`${path}: model id or alias "${id}" is defined twice`);
       ids.add(id);
@@ -26,7 +29,7 @@ export function loadCatalogFile(path: string): CatalogFile {
   return { currency: raw.currency ?? 'CNY', models };
 }
 
-function checkModel(entry: Record<string, unknown>, where: string): ModelSpec {
+function checkModel(entry: Record<string, unknown>, where: string, document: Document, index: number): ModelSpec {
   if (typeof entry?.id !== 'string' || entry.id === '') throw new Error(`${where}: "id" is required`);
   const at = `${where} (${entry.id})`;
   if (!CAPABILITIES.includes(entry.capability as Capability)) {
@@ -47,10 +50,29 @@ function checkModel(entry: Record<string, unknown>, where: string): ModelSpec {
     aliases: Array.isArray(entry.aliases) ? entry.aliases.map(String) : [],
     created: Math.floor(created.getTime() / 1000),
     limits: (entry.limits as ModelSpec['limits']) ?? {},
-    price: (entry.price as ModelSpec['price']) ?? {},
+    priceNanos: checkPrice(document.getIn(['models', index, 'price'], true), at),
     routes,
     deprecated: typeof entry.deprecated === 'string' ? entry.deprecated : undefined,
   };
+}
+
+/**
+ * A model's prices in nanos, converted once here from the decimals as written in the file (the YAML source text,
+ * never a float), so nothing downstream does money in floating point.
+ */
+function checkPrice(node: unknown, at: string): ModelPriceNanos {
+  if (node === undefined || node === null) return {};
+  if (!isMap(node)) throw new Error(`${at}: "price" must be a map of ${PRICE_FIELDS.join(', ')}`);
+  const price: ModelPriceNanos = {};
+  for (const { key, value } of node.items) {
+    const field = String(isScalar(key) ? key.value : key);
+    if (!PRICE_FIELDS.includes(field as PriceField))
+      throw new Error(`${at}: price.${field} is not a price; use ${PRICE_FIELDS.join(', ')}`);
+    // A plain number keeps its source text; a quoted price is text already.
+    const written = isScalar(value) ? (typeof value.value === 'string' ? value.value : value.source) : undefined;
+    price[field as PriceField] = priceToNanos(written ?? String(value), `${at}: price.${field}`);
+  }
+  return price;
 }
 
 function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {

@@ -24,11 +24,12 @@ export interface ModelLimits {
   prompt_extend?: boolean;
 }
 
-export interface ModelPrice {
-  per_image?: number;
-  per_1k_input_tokens?: number;
-  per_1k_output_tokens?: number;
-}
+/** The price fields of config/models.yaml, written there as decimals of the catalog currency. */
+export const PRICE_FIELDS = ['per_image', 'per_1k_input_tokens', 'per_1k_output_tokens'] as const;
+export type PriceField = (typeof PRICE_FIELDS)[number];
+
+/** A model's prices in integer nanos of the catalog currency (@gateway/common money), converted once at load. */
+export type ModelPriceNanos = Partial<Record<PriceField, number>>;
 
 export interface ModelSpec {
   id: string;
@@ -37,7 +38,7 @@ export interface ModelSpec {
   aliases: string[];
   created: number;
   limits: ModelLimits;
-  price: ModelPrice;
+  priceNanos: ModelPriceNanos;
   routes: RouteSpec[];
   deprecated?: string;
 }

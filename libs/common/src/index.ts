@@ -5,5 +5,8 @@ export * from './errors/error-codes';
 export * from './errors/gateway-error';
 export * from './ids/ids';
 export * from './time/utc-day';
+export * from './money/money';
 export * from './logging/logger';
 export * from './logging/logger.module';
+export * from './lifecycle/shutdown-deadline';
+export * from './lifecycle/shutdown-steps';

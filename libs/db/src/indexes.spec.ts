@@ -40,7 +40,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
     index: { taskId: 1, index: 1 },
     by: 'BillingRecordsRepository.listForTask',
   },
-  { collection: 'usage_daily', field: '_id', index: '_id', by: 'UsageDailyRepository.add ($inc upserts)' },
+  { collection: 'usage_daily', field: '_id', index: '_id', by: 'UsageDailyRepository.fold / replace (upserts by _id)' },
   { collection: 'usage_daily', field: 'appMonth', index: { appMonth: 1 }, by: 'UsageDailyRepository.listForApp' },
   { collection: 'webhook_deliveries', field: '_id', index: '_id', by: 'WebhookDeliveriesRepository.findForApp' },
   {
@@ -162,7 +162,7 @@ describe('the index behind every repository query', () => {
       createdAt: new Date(),
       day,
       attempts: 1,
-      cost: 0,
+      costNanos: 0,
     };
     await tasks.record({ ...task, result: '{}' });
     await tasks.findForApp('task_index', 'app_index');
@@ -175,7 +175,7 @@ describe('the index behind every repository query', () => {
         index: 0,
         appId: 'app_index',
         model: 'm',
-        unitPrice: 1,
+        unitPriceNanos: 1,
         currency: 'CNY',
         day,
         createdAt: new Date(),
@@ -183,12 +183,9 @@ describe('the index behind every repository query', () => {
     ]);
     await billing.listForTask('task_index', 'app_index');
     await billing.listForApp('app_index', { from: day, to: day, limit: 10 });
-    await usage.add([
-      {
-        key: { appId: 'app_index', model: 'm', day },
-        counters: { calls: 1, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, cost: 0 },
-      },
-    ]);
+    const counters = { calls: 1, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0 };
+    await usage.fold('batch', [{ key: { appId: 'app_index', model: 'm', day }, counters }]);
+    await usage.replace([{ key: { appId: 'app_index', model: 'm', day }, counters }]);
     await usage.listForApp('app_index', day, day);
     const delivery = await deliveries.record({
       appId: 'app_index',

@@ -31,7 +31,7 @@ export class ImageBilling {
         index,
         appId: task.appId,
         model: spec.id,
-        unitPrice: this.pricing.imageUnitPrice(spec),
+        unitPriceNanos: this.pricing.imageUnitPriceNanos(spec),
         currency: this.pricing.currency,
         day: utcDay(task.createdAt),
         createdAt: new Date(),

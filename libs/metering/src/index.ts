@@ -1,4 +1,5 @@
 export * from './pricing.service';
 export * from './image-billing.service';
-export * from './usage-rollups.service';
+export * from './usage-folder.service';
+export * from './usage-reconciler.service';
 export * from './metering.module';

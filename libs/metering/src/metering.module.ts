@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ImageBilling } from './image-billing.service';
 import { Pricing } from './pricing.service';
-import { UsageRollups } from './usage-rollups.service';
+import { UsageFolder } from './usage-folder.service';
+import { UsageReconciler } from './usage-reconciler.service';
 
-@Module({ providers: [Pricing, ImageBilling, UsageRollups], exports: [Pricing, ImageBilling, UsageRollups] })
+const SERVICES = [Pricing, ImageBilling, UsageFolder, UsageReconciler];
+
+@Module({ providers: SERVICES, exports: SERVICES })
 export class MeteringModule {}

@@ -1,7 +1,7 @@
 import { AppConfig } from '@gateway/common';
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { createRedis } from './redis-connections';
+import { closeRedis, createRedis } from './redis-connections';
 
 /**
  * The process's one connection for plain commands and scripts (outcomes, leases, limits, nonces, sessions);
@@ -17,6 +17,6 @@ export class GatewayRedis implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.quit().catch(() => undefined);
+    await closeRedis(this.client);
   }
 }

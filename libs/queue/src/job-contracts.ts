@@ -136,8 +136,11 @@ export type TaskOutcome = (
   | { ok: true; body: string; usage?: TaskUsage; provider: string; providerMs: number }
   | { ok: false; error: SerializedError; providerMs: number }
 ) & {
-  /** What the task cost and when it ran (epoch ms), so a task read before its record exists shows them too. */
-  cost?: number;
+  /**
+   * What the task cost, in integer nanos of the catalog currency, and when it ran (epoch ms), so a task read before
+   * its record exists shows them too.
+   */
+  costNanos?: number;
   startedAt?: number;
   finishedAt?: number;
 };

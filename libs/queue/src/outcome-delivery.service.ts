@@ -6,39 +6,98 @@ import type { TaskOutcome } from './job-contracts';
 import { decodeOutcome, encodeOutcome } from './outcome-codec';
 import { RedisKeys } from './redis-keys';
 
-/** Outcome keys outlive a crash between delivery and the task record only this long; the rerun writes them again. */
-const OUTCOME_TTL_MS = 5 * 60_000;
+/** The field a job's BullMQ hash gets once its outcome is delivered; the hash lives exactly as long as a rerun can. */
+const DELIVERED_MARK = 'gwDelivered';
 
 /**
- * How a worker hands a finished task's outcome back: it stores the outcome in Redis and answers the waiting api
- * instance in one round trip, so the MongoDB write is off the caller's path while GET /v1/tasks can already read
- * the result. The outcome key lives until the task record is written.
+ * A job's first delivery stores the outcome, files the task for recording, counts its usage and answers the
+ * waiting api instance; a rerun of a job that already delivered (stalled after delivering) only repeats the answer.
+ * KEYS: job hash, outcome, pending records, records due, usage pending. ARGV: task id, outcome text, reply channel or
+ * '', record JSON, due time, then usage field / amount pairs.
+ */
+const DELIVER = `
+if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HSETNX', KEYS[1], '${DELIVERED_MARK}', ARGV[5]) == 0 then
+  local stored = redis.call('GET', KEYS[2])
+  if stored and ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], stored) end
+  return 0
+end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+for i = 6, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], ARGV[i + 1]) end
+if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[2]) end
+return 1`;
+
+type DeliveryRedis = Redis & {
+  deliverOutcome(
+    jobKey: string,
+    outcomeKey: string,
+    pendingKey: string,
+    dueKey: string,
+    usageKey: string,
+    ...args: (string | number)[]
+  ): Promise<number>;
+};
+
+/** A finished task as its worker hands it over. */
+export interface FinishedTask {
+  taskId: string;
+  /** The BullMQ hash of its job (`job.queueQualifiedName:job.id`): where a delivery is marked. */
+  jobKey: string;
+  outcome: TaskOutcome;
+  /** Reply channel of the api instance holding the caller, if one is. */
+  replyTo?: string;
+  /** The task record's fields as JSON (no result body: that is the outcome's), for whoever writes the record. */
+  record: string;
+  /** When the record backlog may write the record if the worker has not (epoch ms). */
+  recordDueAt: number;
+  /** Usage to count, by ledger field (UsageLedger), in integers. */
+  usage: Record<string, number>;
+}
+
+/**
+ * How a worker hands a finished task back (docs/decisions/exact-usage.md): in one Redis script it stores the
+ * outcome, files the task for its MongoDB record (PendingRecords), counts its usage (UsageLedger) and answers the
+ * waiting api instance. Marked on the job, so a task is counted once however often its job reruns; the outcome
+ * stays until the record is written, however long MongoDB is away, and GET /v1/tasks reads it meanwhile.
  */
 @Injectable()
 export class OutcomeDelivery {
-  private readonly redis: Redis;
+  private readonly redis: DeliveryRedis;
   private readonly keys: RedisKeys;
 
   constructor(config: AppConfig, redis: GatewayRedis) {
-    this.redis = redis.client;
+    this.redis = redis.client as DeliveryRedis;
+    this.redis.defineCommand('deliverOutcome', { numberOfKeys: 5, lua: DELIVER });
     this.keys = new RedisKeys(config.REDIS_PREFIX);
   }
 
-  async deliver(taskId: string, outcome: TaskOutcome, replyTo?: string): Promise<void> {
-    const text = encodeOutcome(taskId, outcome);
-    const transaction = this.redis.multi().set(this.keys.outcome(taskId), text, 'PX', OUTCOME_TTL_MS);
-    if (replyTo) transaction.publish(replyTo, text);
-    const results = await transaction.exec();
-    const failure = results?.find(([error]) => error)?.[0];
-    if (failure) throw failure;
+  /** Delivers a task's outcome; false when an earlier run of its job did (the stored outcome is answered again). */
+  async deliver(task: FinishedTask): Promise<boolean> {
+    const usage = Object.entries(task.usage).flatMap(([field, amount]) => (amount ? [field, amount] : []));
+    const delivered = await this.redis.deliverOutcome(
+      task.jobKey,
+      this.keys.outcome(task.taskId),
+      this.keys.pendingRecords(),
+      this.keys.recordsDue(),
+      this.keys.usagePending(),
+      task.taskId,
+      encodeOutcome(task.taskId, task.outcome),
+      task.replyTo ?? '',
+      task.record,
+      task.recordDueAt,
+      ...usage,
+    );
+    return delivered === 1;
+  }
+
+  /** Whether an earlier run of this job delivered its outcome. */
+  async wasDelivered(jobKey: string): Promise<boolean> {
+    return (await this.redis.hexists(jobKey, DELIVERED_MARK)) === 1;
   }
 
   async read(taskId: string): Promise<TaskOutcome | null> {
     const text = await this.redis.get(this.keys.outcome(taskId));
     return text ? decodeOutcome(text).outcome : null;
-  }
-
-  async forget(taskId: string): Promise<void> {
-    await this.redis.del(this.keys.outcome(taskId));
   }
 }

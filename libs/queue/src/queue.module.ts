@@ -8,6 +8,8 @@ import { OutcomeDelivery } from './outcome-delivery.service';
 import { IdempotencyStore } from './idempotency-store';
 import { ChunkStreams } from './chunk-streams';
 import { QueueOverview } from './queue-overview.service';
+import { PendingRecords } from './pending-records.service';
+import { UsageLedger } from './usage-ledger.service';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -25,12 +27,23 @@ export class QueueModule {
       global: true,
       module: QueueModule,
       imports: [bull, queues],
-      providers: [GatewayRedis, OutcomeDelivery, LeaseSemaphore, IdempotencyStore, ChunkStreams, QueueOverview],
+      providers: [
+        GatewayRedis,
+        OutcomeDelivery,
+        PendingRecords,
+        UsageLedger,
+        LeaseSemaphore,
+        IdempotencyStore,
+        ChunkStreams,
+        QueueOverview,
+      ],
       exports: [
         bull,
         queues,
         GatewayRedis,
         OutcomeDelivery,
+        PendingRecords,
+        UsageLedger,
         LeaseSemaphore,
         IdempotencyStore,
         ChunkStreams,
@@ -40,11 +53,13 @@ export class QueueModule {
   }
 
   /**
-   * Plain Redis commands only, for short-lived processes such as the CLI: no BullMQ queue is opened. A queue closed
+   * Plain Redis commands only (and the usage ledger and record backlog they reach), for short-lived processes such
+   * as the CLI: no BullMQ queue is opened. A queue closed
    * while its connection is still starting makes BullMQ emit an error after it has dropped its listeners, which
    * ends the process.
    */
   static forCommands(): DynamicModule {
-    return { global: true, module: QueueModule, providers: [GatewayRedis], exports: [GatewayRedis] };
+    const providers = [GatewayRedis, PendingRecords, UsageLedger];
+    return { global: true, module: QueueModule, providers, exports: providers };
   }
 }

@@ -30,3 +30,18 @@ export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): 
     ...(role === 'worker' ? workerConnectionOptions() : producerConnectionOptions()),
   };
 }
+
+/**
+ * Ends a connection: QUIT while Redis answers, so that replies on their way are still read, waiting at most
+ * `quitWaitMs`; dropped at once otherwise, since a QUIT queued behind commands waiting to reconnect would wait for
+ * Redis to come back.
+ */
+export async function closeRedis(client: Pick<Redis, 'status' | 'quit' | 'disconnect'>, quitWaitMs = 2_000) {
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, quitWaitMs)));
+    await Promise.race([client.quit().catch(() => undefined), waited]);
+    clearTimeout(timer);
+  }
+  client.disconnect();
+}

@@ -33,6 +33,15 @@ describe('RedisKeys', () => {
     expect(keys.bullmq('embeddings', 'wait')).toBe('gw:embeddings:wait');
   });
 
+  it('names the record backlog and the usage ledger', () => {
+    expect(keys.pendingRecords()).toBe('gw:records:pending');
+    expect(keys.recordsDue()).toBe('gw:records:due');
+    expect(keys.usagePending()).toBe('gw:usage:pending');
+    expect(keys.usageFolding()).toBe('gw:usage:folding');
+    expect(keys.usageFoldId()).toBe('gw:usage:fold-id');
+    expect(keys.usageFoldLease()).toBe('gw:usage:fold-lease');
+  });
+
   it('keeps console sessions under the SHA-256 hex of their token', () => {
     const hashed = createHash('sha256').update('token').digest('hex');
     expect(keys.consoleSession('token')).toBe(`gw:session:${hashed}`);

@@ -19,6 +19,36 @@ export class RedisKeys {
     return `${this.prefix}:outcome:${taskId}`;
   }
 
+  /** Finished tasks whose MongoDB record is not written yet: task id → the record's fields (FinishedTasks). */
+  pendingRecords(): string {
+    return `${this.prefix}:records:pending`;
+  }
+
+  /** The same tasks scored by when the record backlog may write them (after the worker's own attempt, or a claim). */
+  recordsDue(): string {
+    return `${this.prefix}:records:due`;
+  }
+
+  /** Usage counted at delivery and not yet folded into MongoDB: `<app>|<model>|<day>|<counter>` → amount. */
+  usagePending(): string {
+    return `${this.prefix}:usage:pending`;
+  }
+
+  /** The batch of usage being folded into MongoDB, renamed from usagePending; it stays until the fold completes. */
+  usageFolding(): string {
+    return `${this.prefix}:usage:folding`;
+  }
+
+  /** The random id of the batch in usageFolding; every roll-up it reaches remembers it, so repeating the fold is a no-op. */
+  usageFoldId(): string {
+    return `${this.prefix}:usage:fold-id`;
+  }
+
+  /** Held by the one process folding usage (or reconciling a day) at a time. */
+  usageFoldLease(): string {
+    return `${this.prefix}:usage:fold-lease`;
+  }
+
   /**
    * Which task answers an application's Idempotency-Key. The caller's key is hashed: it may be any printable string,
    * and the hash keeps Redis keys short and printable.

@@ -1,5 +1,5 @@
 import { AppConfig, GatewayError, LOGGER, newId } from '@gateway/common';
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Logger } from 'pino';
 import { TaskOutcome, TaskQueueName } from './job-contracts';
@@ -31,7 +31,7 @@ interface Waiter {
  * across a reconnect, so pending waits re-check their task on every reconnect and periodically.
  */
 @Injectable()
-export class ReplyWaiters implements OnModuleInit, OnApplicationShutdown {
+export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
   readonly instanceId: string;
   /** Where workers publish this instance's outcomes; every job it dispatches carries it as `replyTo`. */
   readonly channel: string;
@@ -71,7 +71,8 @@ export class ReplyWaiters implements OnModuleInit, OnApplicationShutdown {
     this.sweepTimer.unref();
   }
 
-  onApplicationShutdown(): void {
+  /** Before the HTTP server closes, which waits for the held callers: they get their 504 with the task id first. */
+  beforeApplicationShutdown(): void {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const [taskId, waiter] of this.pending) {
       clearTimeout(waiter.timer);

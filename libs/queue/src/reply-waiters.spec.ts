@@ -67,7 +67,7 @@ describe('ReplyWaiters', () => {
   });
 
   afterEach(() => {
-    waiters.onApplicationShutdown();
+    waiters.beforeApplicationShutdown();
     jest.useRealTimers();
   });
 
@@ -164,7 +164,7 @@ describe('ReplyWaiters', () => {
 
   it('answers every pending wait Timeout on shutdown', async () => {
     const answer = waitFor('task_a');
-    waiters.onApplicationShutdown();
+    waiters.beforeApplicationShutdown();
     const { error } = (await answer) as { error: unknown };
     expect(error).toMatchObject({ code: 'Timeout', details: { task_id: 'task_a' } });
   });

@@ -13,7 +13,7 @@ function task(overrides: Partial<WebhookTask> = {}): WebhookTask {
     resolvedModel: 'x-image-edit-plus-2025-12-15',
     status: 'succeeded',
     usage: { prompt_tokens: 18, total_tokens: 18, images: 2 },
-    cost: 0.4,
+    costNanos: 400_000_000,
     result: JSON.stringify({
       created: 1766225732,
       data: [
@@ -53,6 +53,12 @@ describe('buildWebhookEvent', () => {
     });
   });
 
+  it('carries the cost as the exact decimal of its integer nanos', () => {
+    expect(JSON.stringify(buildWebhookEvent(task(), NOW))).toContain('"cost":0.4,');
+    // 2 tokens at 0.0005 per 1k.
+    expect(JSON.stringify(buildWebhookEvent(task({ costNanos: 1_000 }), NOW))).toContain('"cost":0.000001,');
+  });
+
   it('leaves the result body out: an embeddings event has no URLs and none of the vectors', () => {
     const vector = Array.from({ length: 1024 }, (_, i) => i / 1024);
     const result = JSON.stringify({
@@ -84,7 +90,7 @@ describe('buildWebhookEvent', () => {
     const failed = task({
       status: 'failed',
       usage: undefined,
-      cost: 0,
+      costNanos: 0,
       result: undefined,
       error: { status: 500, code: 'UpstreamError', message: 'the provider failed after 3 attempts' },
     });

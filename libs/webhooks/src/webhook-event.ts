@@ -1,3 +1,4 @@
+import { nanosToNumber } from '@gateway/common';
 import type { TaskRecord } from '@gateway/db';
 
 /** The body POSTed to an application's callback URL when one of its tasks finishes (README "Webhooks"). */
@@ -16,6 +17,7 @@ export interface WebhookEvent {
     resolved_model: string;
     status: 'succeeded' | 'failed';
     usage: Record<string, number> | null;
+    /** In the catalog currency: integer nanos as a JSON number, so it prints as the exact decimal. */
     cost: number;
     /** Output URLs (signed, expiring image URLs); empty for embeddings and chat. */
     result_urls: string[];
@@ -35,7 +37,7 @@ export type WebhookTask = Pick<
   | 'resolvedModel'
   | 'status'
   | 'usage'
-  | 'cost'
+  | 'costNanos'
   | 'error'
   | 'createdAt'
   | 'finishedAt'
@@ -66,7 +68,7 @@ export function buildWebhookEvent(task: WebhookTask, now: Date): WebhookEvent {
       resolved_model: task.resolvedModel,
       status: task.status as 'succeeded' | 'failed',
       usage: task.usage ? { ...task.usage } : null,
-      cost: task.cost ?? 0,
+      cost: nanosToNumber(task.costNanos ?? 0),
       result_urls: resultUrls(task.result),
       error: task.error
         ? { code: task.error.code, message: task.error.message, param: task.error.param ?? null }

@@ -113,8 +113,10 @@ export class TaskSubmitter {
       http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
       return JSON.stringify({ task_id: taskId, status: 'queued' });
     } catch (error) {
-      // Never enqueued: nothing will settle the limits or answer the key but this request.
+      // Never enqueued: nothing will settle the limits or answer the key but this request, and its task id names
+      // nothing a caller could read back.
       if (!enqueued) {
+        http.reply.removeHeader('x-task-id');
         if (admission) await this.limits.settle(principal.appId, admission, 0);
         await hooks?.notEnqueued();
       }
@@ -181,7 +183,7 @@ export class TaskSubmitter {
         status: 'cancelled',
         finishedAt: new Date(),
         attempts: 0,
-        cost: 0,
+        costNanos: 0,
         error: {
           status: 499,
           code: 'ClientClosedRequest',

@@ -114,6 +114,10 @@ function exchange(headers: Record<string, string> = {}) {
       Object.assign(this.sent, values);
       return this;
     },
+    removeHeader(name: string) {
+      delete this.sent[name];
+      return this;
+    },
     status(code: number) {
       this.statusCode = code;
       return this;
@@ -231,13 +235,13 @@ describe('TaskSubmitter', () => {
     expect(dispatcher.added).toHaveLength(1);
   });
 
-  it('gives back the limits and the Idempotency-Key of a call whose job could not be added', async () => {
+  it('gives back the limits and the Idempotency-Key of a call whose job could not be added, and no task id', async () => {
     dispatcher.addFails = true;
-    await expect(submitter.submit(submission(exchange({ 'idempotency-key': 'key-1' })))).rejects.toThrow(
-      'Redis is away',
-    );
+    const http = exchange({ 'idempotency-key': 'key-1' });
+    await expect(submitter.submit(submission(http))).rejects.toThrow('Redis is away');
     expect(limits.settled).toEqual([['app_1', ADMISSION, 0]]);
     expect(keys.entries.size).toBe(0);
+    expect(http.reply.sent).not.toHaveProperty('x-task-id');
   });
 
   it('takes back the job of a caller who leaves before pick-up, frees its limits and records it cancelled', async () => {
@@ -254,7 +258,7 @@ describe('TaskSubmitter', () => {
         _id: taskId,
         status: 'cancelled',
         attempts: 0,
-        cost: 0,
+        costNanos: 0,
         error: expect.objectContaining({ status: 499, code: 'ClientClosedRequest' }),
       }),
     ]);

@@ -54,15 +54,31 @@ export interface Credentials {
   previous_key_valid_for_seconds?: number;
 }
 
-export interface UsagePoint {
-  day: string;
-  model: string;
+/** Usage as the console API adds it up. Money comes as strings and is only shown, never added up here. */
+export interface UsageTotals {
   calls: number;
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
   images: number;
-  cost: number;
+  /** Integer nanos (billionths) of the catalog currency. */
+  cost_nanos: string;
+  /** The exact decimal of `cost_nanos`. */
+  cost: string;
+}
+
+export interface UsagePoint extends UsageTotals {
+  day: string;
+  model: string;
+}
+
+/** GET /applications/{id}/usage: one point per day and model, and the totals per day, per model and overall. */
+export interface UsageSeries {
+  currency: string;
+  data: UsagePoint[];
+  by_day: (UsageTotals & { day: string })[];
+  by_model: (UsageTotals & { model: string })[];
+  total: UsageTotals;
 }
 
 export interface Page<T> {
@@ -74,7 +90,10 @@ export interface BillingRecordView {
   task_id: string;
   image_index: number;
   model: string;
-  unit_price: number;
+  /** Integer nanos of `currency`. */
+  unit_price_nanos: string;
+  /** The exact decimal of `unit_price_nanos`. */
+  unit_price: string;
   currency: string;
   day: string;
   created_at: string;

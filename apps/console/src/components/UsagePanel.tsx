@@ -5,13 +5,13 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureToast } from '../api/use-error-text';
 import { get } from '../api/client';
-import type { BillingRecordView, Page, UsagePoint } from '../api/types';
+import type { BillingRecordView, Page, UsageSeries, UsageTotals } from '../api/types';
 import { useRequest } from '../api/use-request';
 import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
 import { RequestStatus } from './RequestStatus';
 
-interface DayTotals {
+interface ChartDay {
   day: string;
   calls: number;
   errors: number;
@@ -20,39 +20,36 @@ interface DayTotals {
   cost: number;
 }
 
-type Totals = Omit<DayTotals, 'day'>;
-
-function emptyTotals(): Totals {
-  return { calls: 0, errors: 0, tokens: 0, images: 0, cost: 0 };
-}
-
-function add(totals: Totals, point: UsagePoint): void {
-  totals.calls += point.calls;
-  totals.errors += point.errors;
-  totals.tokens += point.prompt_tokens + point.completion_tokens;
-  totals.images += point.images;
-  totals.cost += point.cost;
-}
-
-/** Per-day totals over every model, one point for each day of the range (days without calls at zero). */
-function byDay(points: UsagePoint[], from: string, to: string): DayTotals[] {
-  const days = new Map<string, DayTotals>();
-  for (let day = from; day <= to; day = daysBefore(day, -1)) days.set(day, { day, ...emptyTotals() });
-  for (const point of points) {
-    const totals = days.get(point.day);
-    if (totals) add(totals, point);
+/**
+ * One chart point for each day of the range (days without calls at zero), from the API's per-day totals. The cost
+ * becomes a number only to be plotted: the API adds money up in integers, and nothing here adds it again.
+ */
+function chartDays(days: UsageSeries['by_day'], from: string, to: string): ChartDay[] {
+  const totals = new Map(days.map((day) => [day.day, day]));
+  const points: ChartDay[] = [];
+  for (let day = from; day <= to; day = daysBefore(day, -1)) {
+    const found = totals.get(day);
+    points.push({
+      day,
+      calls: found?.calls ?? 0,
+      errors: found?.errors ?? 0,
+      tokens: found ? found.prompt_tokens + found.completion_tokens : 0,
+      images: found?.images ?? 0,
+      cost: Number(found?.cost ?? 0),
+    });
   }
-  return [...days.values()];
+  return points;
 }
 
-function byModel(points: UsagePoint[]): (Totals & { model: string })[] {
-  const models = new Map<string, Totals & { model: string }>();
-  for (const point of points) {
-    const totals = models.get(point.model) ?? { model: point.model, ...emptyTotals() };
-    add(totals, point);
-    models.set(point.model, totals);
-  }
-  return [...models.values()].sort((a, b) => b.calls - a.calls);
+/** A row of the by-model table: counts formatted, the cost shown as the exact decimal the API sent. */
+function tableRow(label: string, totals: UsageTotals, number: Intl.NumberFormat): string[] {
+  return [
+    label,
+    ...[totals.calls, totals.errors, totals.prompt_tokens + totals.completion_tokens, totals.images].map((value) =>
+      number.format(value),
+    ),
+    totals.cost,
+  ];
 }
 
 function csvOf(records: BillingRecordView[]): string {
@@ -74,14 +71,11 @@ export default function UsagePanel({ appId }: { appId: string }) {
   const [from, setFrom] = useState(daysBefore(utcDay(), 29));
   const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
   const usage = useRequest(
-    () =>
-      validRange
-        ? get<{ data: UsagePoint[] }>(`/applications/${appId}/usage?from=${from}&to=${to}`)
-        : Promise.resolve({ data: [] }),
+    () => (validRange ? get<UsageSeries>(`/applications/${appId}/usage?from=${from}&to=${to}`) : Promise.resolve(null)),
     [appId, from, to],
   );
-  const days = useMemo(() => byDay(usage.data?.data ?? [], from, to), [usage.data, from, to]);
-  const models = useMemo(() => byModel(usage.data?.data ?? []), [usage.data]);
+  const days = useMemo(() => chartDays(usage.data?.by_day ?? [], from, to), [usage.data, from, to]);
+  const models = useMemo(() => [...(usage.data?.by_model ?? [])].sort((a, b) => b.calls - a.calls), [usage.data]);
   const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({
     records: [],
     next: null,
@@ -112,7 +106,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
     link.click();
     URL.revokeObjectURL(url);
   };
-  const number = new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 6 });
+  const number = new Intl.NumberFormat(i18n.language);
   return (
     <Stack>
       <Group align="end">
@@ -187,7 +181,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
       <Title order={3} size="h4">
         {t('usage.byModel')}
       </Title>
-      {models.length === 0 ? (
+      {models.length === 0 || !usage.data ? (
         <Text c="dimmed">{t('usage.noData')}</Text>
       ) : (
         <DataTable
@@ -199,12 +193,12 @@ export default function UsagePanel({ appId }: { appId: string }) {
             t('usage.errors'),
             t('usage.tokens'),
             t('usage.images'),
-            t('usage.cost'),
+            `${t('usage.cost')} (${usage.data.currency})`,
           ]}
-          rows={models.map((row) => [
-            row.model,
-            ...[row.calls, row.errors, row.tokens, row.images, row.cost].map((value) => number.format(value)),
-          ])}
+          rows={[
+            ...models.map((row) => tableRow(row.model, row, number)),
+            tableRow(t('usage.total'), usage.data.total, number),
+          ]}
         />
       )}
       <Group justify="space-between">
@@ -228,7 +222,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
             record.task_id,
             record.model,
             record.image_index,
-            `${number.format(record.unit_price)} ${record.currency}`,
+            `${record.unit_price} ${record.currency}`,
             new Date(record.created_at).toLocaleString(i18n.language),
           ])}
         />

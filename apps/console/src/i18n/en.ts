@@ -134,6 +134,7 @@ export const en = {
     images: 'Images',
     cost: 'Cost',
     byModel: 'By model',
+    total: 'Total',
     billing: 'Per-image billing',
     task: 'Task',
     imageIndex: 'Image',

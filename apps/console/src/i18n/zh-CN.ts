@@ -131,6 +131,7 @@ export const zhCN: Translation<Messages> = {
     images: '图片',
     cost: '费用',
     byModel: '按模型',
+    total: '合计',
     billing: '按图计费记录',
     task: '任务',
     imageIndex: '图片序号',

@@ -14,7 +14,8 @@ interface CatalogModel {
   available: boolean;
   deprecated: string | null;
   limits: Record<string, number | boolean | number[]>;
-  price: Record<string, number>;
+  /** Exact decimals of the catalog currency. */
+  price: Record<string, string>;
 }
 
 function describe(values: Record<string, unknown>): string {

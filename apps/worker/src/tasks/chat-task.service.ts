@@ -43,7 +43,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
       usage,
       provider: answer.route.provider,
       providerMs: answer.providerMs,
-      cost: this.pricing.tokenCost(spec, promptTokens, completionTokens),
+      costNanos: this.pricing.tokenCostNanos(spec, promptTokens, completionTokens),
     };
   }
 

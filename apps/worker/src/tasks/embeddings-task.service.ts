@@ -35,7 +35,7 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       provider: answer.route.provider,
       providerMs: answer.providerMs,
-      cost: this.pricing.tokenCost(spec, promptTokens),
+      costNanos: this.pricing.tokenCostNanos(spec, promptTokens),
     };
   }
 }

@@ -78,7 +78,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      cost: this.pricing.imageCost(spec, delivered.length),
+      costNanos: this.pricing.imageCostNanos(spec, delivered.length),
     };
   }
 

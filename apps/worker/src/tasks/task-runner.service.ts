@@ -1,32 +1,32 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
-import { taskBase, TasksRepository } from '@gateway/db';
-import { UsageRollups } from '@gateway/metering';
+import { fileRecord, RecordFields, taskBase } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { OutcomeDelivery, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { OutcomeDelivery, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName, usageFields } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
-import { WebhookJobs } from '@gateway/webhooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
+import { TaskRecorder } from './task-recorder.service';
 import { ExecutedTask, TaskService } from './task-service';
 
+/** The record backlog leaves a delivered task to its own worker this long before writing the record itself. */
+const RECORD_GRACE_MS = 30_000;
+
 /**
- * Runs one task job once JobPickup has it: executes it with its task service, settles the limits, delivers the
- * outcome (OutcomeDelivery: stored in Redis and published to the waiting api instance in one round trip), then
- * records the task once in MongoDB, off the caller's path, and enqueues its webhook: the caller's answer never
- * waits for, nor depends on, the application's receiver. A GatewayError is the task's final answer (bad input,
- * upstream exhausted) and is not retried; any other error is retried by BullMQ and becomes the final answer on
- * the last attempt (docs/style.md).
+ * Runs one task job once JobPickup has it: executes it with its task service, settles the limits, then delivers the
+ * outcome (OutcomeDelivery: stored, filed for recording, usage counted and the waiting api instance answered, in one
+ * Redis script marked on the job), then writes the MongoDB record and its webhook job (TaskRecorder), off the
+ * caller's path. A rerun of a job that already delivered does not run the task again: it only finishes the record
+ * (docs/decisions/exact-usage.md). A GatewayError is the task's final answer (bad input, upstream exhausted) and is
+ * not retried; any other error is retried by BullMQ and becomes the final answer on the last attempt (docs/style.md).
  */
 @Injectable()
 export class TaskRunner {
   constructor(
-    private readonly tasks: TasksRepository,
     private readonly delivery: OutcomeDelivery,
+    private readonly recorder: TaskRecorder,
     private readonly limits: LimitsService,
-    private readonly rollups: UsageRollups,
     private readonly metrics: MetricsService,
-    private readonly webhookJobs: WebhookJobs,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -54,6 +54,8 @@ export class TaskRunner {
     service: TaskService<Q>,
   ): Promise<TaskJobResult> {
     const data = job.data;
+    const jobKey = `${job.queueQualifiedName}:${job.id}`;
+    if (job.attemptsStarted > 1 && (await this.delivery.wasDelivered(jobKey))) return this.finishDelivered(data.taskId);
     const startedAt = Date.now();
     if (job.attemptsStarted <= 1) this.metrics.jobWait.observe({ queue }, (startedAt - job.timestamp) / 1000);
 
@@ -74,23 +76,20 @@ export class TaskRunner {
     const { executed, failure } = settled;
 
     const finishedAt = Date.now();
-    const timing = { cost: executed?.cost ?? 0, startedAt, finishedAt };
-    const outcome: TaskOutcome = settled.failure
-      ? { ok: false, error: settled.failure, providerMs: Number(settled.failure.details?.provider_ms ?? 0), ...timing }
+    const costNanos = executed?.costNanos ?? 0;
+    const timing = { costNanos, startedAt, finishedAt };
+    const outcome: TaskOutcome = failure
+      ? { ok: false, error: failure, providerMs: Number(failure.details?.provider_ms ?? 0), ...timing }
       : {
           ok: true,
-          body: settled.executed.body,
-          usage: settled.executed.usage,
-          provider: settled.executed.provider,
-          providerMs: settled.executed.providerMs,
+          body: executed.body,
+          usage: executed.usage,
+          provider: executed.provider,
+          providerMs: executed.providerMs,
           ...timing,
         };
-    // Before the answer, so a caller that sends its next request on receipt finds its slot free.
-    await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
-    await this.delivery.deliver(data.taskId, outcome, data.replyTo);
-    const base = taskBase(data);
-    await this.tasks.record({
-      ...base,
+    const record: RecordFields = {
+      ...taskBase(data),
       provider: executed?.provider,
       status: executed ? 'succeeded' : 'failed',
       startedAt: new Date(startedAt),
@@ -98,27 +97,35 @@ export class TaskRunner {
       providerMs: Math.round(outcome.providerMs),
       attempts: job.attemptsMade + 1,
       usage: executed ? { ...executed.usage } : undefined,
-      cost: executed?.cost ?? 0,
-      result: executed?.body,
+      costNanos,
       error: failure
         ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param }
         : undefined,
+    };
+    const filed = fileRecord(record, data.notify === true);
+    // Before the answer, so a caller that sends its next request on receipt finds its slot free.
+    await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
+    const delivered = await this.delivery.deliver({
+      taskId: data.taskId,
+      jobKey,
+      outcome,
+      replyTo: data.replyTo,
+      record: filed,
+      recordDueAt: finishedAt + RECORD_GRACE_MS,
+      usage: usageFields(
+        { appId: data.appId, model: data.resolvedModel, day: record.day },
+        {
+          calls: 1,
+          errors: executed ? 0 : 1,
+          promptTokens: executed?.usage.prompt_tokens ?? 0,
+          completionTokens: executed?.usage.completion_tokens ?? 0,
+          images: executed?.usage.images ?? 0,
+          costNanos,
+        },
+      ),
     });
-    // After the record, which the event describes; a crash before this line reruns the job, so no event is lost.
-    if (data.notify)
-      await this.webhookJobs.enqueue(data.appId, data.taskId, executed ? 'task.succeeded' : 'task.failed');
-    await this.delivery.forget(data.taskId);
-    this.rollups.add(
-      { appId: data.appId, model: data.resolvedModel, day: base.day },
-      {
-        calls: 1,
-        errors: executed ? 0 : 1,
-        promptTokens: executed?.usage.prompt_tokens ?? 0,
-        completionTokens: executed?.usage.completion_tokens ?? 0,
-        images: executed?.usage.images ?? 0,
-        cost: executed?.cost ?? 0,
-      },
-    );
+    if (!delivered) return this.finishDelivered(data.taskId);
+    await this.recorder.writeNow(data.taskId, filed, outcome);
 
     const labels = {
       queue,
@@ -132,12 +139,19 @@ export class TaskRunner {
     return { status: 'succeeded' };
   }
 
+  /** An earlier run delivered this task (and then stalled): what it left is its record, and the job's ending. */
+  private async finishDelivered(taskId: string): Promise<TaskJobResult> {
+    const outcome = await this.recorder.writePending(taskId);
+    if (outcome && !outcome.ok) throw new UnrecoverableError(`${outcome.error.code}: ${outcome.error.message}`);
+    return { status: 'succeeded' };
+  }
+
   private countUsage(model: string, executed: ExecutedTask): void {
     this.metrics.tokens.inc({ model, kind: 'prompt' }, executed.usage.prompt_tokens);
     if (executed.usage.completion_tokens)
       this.metrics.tokens.inc({ model, kind: 'completion' }, executed.usage.completion_tokens);
     if (executed.usage.images) this.metrics.images.inc({ model }, executed.usage.images);
-    if (executed.cost > 0) this.metrics.billed.inc({ model }, executed.cost);
+    if (executed.costNanos > 0) this.metrics.billed.inc({ model }, executed.costNanos / 1e9);
   }
 }
 

@@ -1,37 +1,39 @@
 import { GatewayError } from '@gateway/common';
-import { TasksRepository } from '@gateway/db';
-import { UsageRollups } from '@gateway/metering';
 import { MetricsService } from '@gateway/metrics';
-import { EmbeddingsJob, OutcomeDelivery, QueueName, TaskOutcome } from '@gateway/queue';
+import { EmbeddingsJob, FinishedTask, OutcomeDelivery, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
-import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
 import { ExecutedTask, TaskService } from './task-service';
+import { TaskRecorder } from './task-recorder.service';
 import { TaskRunner } from './task-runner.service';
 
 /** Every side effect of a run, in the order it happened. */
 type Step =
   | ['settle', number]
-  | ['deliver', TaskOutcome]
-  | ['record', Record<string, unknown>]
-  | ['webhook', string]
-  | ['forget']
-  | ['rollup', Record<string, number>];
+  | ['deliver', FinishedTask]
+  | ['record', { record: Record<string, unknown>; notify: boolean }]
+  | ['recordPending', string];
 
-function fakes(steps: Step[]) {
+/** `earlier`: an earlier run of the job delivered (its mark is on the job; a second delivery is refused). */
+function fakes(steps: Step[], earlier?: TaskOutcome) {
   return {
-    tasks: { record: async (task: Record<string, unknown>) => void steps.push(['record', task]) },
-    outcomes: {
-      deliver: async (_taskId: string, outcome: TaskOutcome) => void steps.push(['deliver', outcome]),
-      forget: async () => void steps.push(['forget']),
+    delivery: {
+      deliver: async (task: FinishedTask) => {
+        steps.push(['deliver', task]);
+        return !earlier;
+      },
+      wasDelivered: async () => earlier !== undefined,
+    },
+    recorder: {
+      writeNow: async (_taskId: string, filed: string) => void steps.push(['record', JSON.parse(filed)]),
+      writePending: async (taskId: string) => {
+        steps.push(['recordPending', taskId]);
+        return earlier ?? null;
+      },
     },
     limits: {
       settle: async (_appId: string, _admission: unknown, tokens: number) => void steps.push(['settle', tokens]),
-    },
-    rollups: { add: (_key: unknown, counts: Record<string, number>) => void steps.push(['rollup', counts]) },
-    webhookJobs: {
-      enqueue: async (_appId: string, _taskId: string, event: string) => void steps.push(['webhook', event]),
     },
   };
 }
@@ -59,6 +61,8 @@ function jobOn(attempt: number, attempts = 3): Job<EmbeddingsJob> {
     attemptsStarted: attempt,
     attemptsMade: attempt - 1,
     opts: { attempts },
+    id: 'task_1',
+    queueQualifiedName: 'gw:embeddings',
   } as unknown as Job<EmbeddingsJob>;
 }
 
@@ -67,7 +71,7 @@ const executed: ExecutedTask = {
   usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 },
   provider: 'primary',
   providerMs: 12,
-  cost: 0.0001,
+  costNanos: 100_000,
 };
 
 /** A task service that does only `execute`. */
@@ -77,23 +81,23 @@ describe('TaskRunner', () => {
   let steps: Step[];
   let runner: TaskRunner;
 
-  beforeEach(() => {
-    steps = [];
-    const f = fakes(steps);
-    runner = new TaskRunner(
-      f.tasks as unknown as TasksRepository,
-      f.outcomes as unknown as OutcomeDelivery,
+  const runnerWith = (f: ReturnType<typeof fakes>) =>
+    new TaskRunner(
+      f.delivery as unknown as OutcomeDelivery,
+      f.recorder as unknown as TaskRecorder,
       f.limits as unknown as LimitsService,
-      f.rollups as unknown as UsageRollups,
       new MetricsService(),
-      f.webhookJobs as unknown as WebhookJobs,
       pino({ level: 'silent' }),
     );
+
+  beforeEach(() => {
+    steps = [];
+    runner = runnerWith(fakes(steps));
   });
 
   const names = () => steps.map(([name]) => name);
 
-  it('settles the limits, answers the caller, then records, announces and counts a success', async () => {
+  it('settles the limits, then delivers the outcome with the record and usage, then writes the record', async () => {
     await expect(
       runner.runTask(
         QueueName.Embeddings,
@@ -103,18 +107,56 @@ describe('TaskRunner', () => {
     ).resolves.toEqual({
       status: 'succeeded',
     });
-    expect(names()).toEqual(['settle', 'deliver', 'record', 'webhook', 'forget', 'rollup']);
+    expect(names()).toEqual(['settle', 'deliver', 'record']);
     expect(steps[0]).toEqual(['settle', 5]);
-    expect(steps[1][1]).toMatchObject({ ok: true, body: executed.body, provider: 'primary', cost: 0.0001 });
-    expect(steps[2][1]).toMatchObject({
-      _id: 'task_1',
-      status: 'succeeded',
-      attempts: 1,
-      result: executed.body,
-      day: '2026-11-24',
+    const delivered = steps[1][1] as FinishedTask;
+    expect(delivered).toMatchObject({ taskId: 'task_1', jobKey: 'gw:embeddings:task_1', replyTo: 'reply:api_1' });
+    expect(delivered.outcome).toMatchObject({ ok: true, body: executed.body, provider: 'primary', costNanos: 100_000 });
+    expect(delivered.usage).toEqual({
+      'app_1|text-embedding-v4|2026-11-24|calls': 1,
+      'app_1|text-embedding-v4|2026-11-24|errors': 0,
+      'app_1|text-embedding-v4|2026-11-24|promptTokens': 5,
+      'app_1|text-embedding-v4|2026-11-24|completionTokens': 0,
+      'app_1|text-embedding-v4|2026-11-24|images': 0,
+      'app_1|text-embedding-v4|2026-11-24|costNanos': 100_000,
     });
-    expect(steps[3]).toEqual(['webhook', 'task.succeeded']);
-    expect(steps[5][1]).toMatchObject({ calls: 1, errors: 0, promptTokens: 5 });
+    expect(delivered.recordDueAt).toBeGreaterThan(Date.now());
+    expect(steps[2][1]).toMatchObject({
+      record: { _id: 'task_1', status: 'succeeded', attempts: 1, costNanos: 100_000, day: '2026-11-24' },
+      notify: true,
+    });
+  });
+
+  it('does not run a task again when a rerun finds its job delivered: it only finishes the record', async () => {
+    const earlier: TaskOutcome = { ok: true, body: '{"data":[1]}', provider: 'primary', providerMs: 3 };
+    runner = runnerWith(fakes(steps, earlier));
+    const execute = jest.fn(async () => executed);
+    await expect(runner.runTask(QueueName.Embeddings, jobOn(2), { execute })).resolves.toEqual({ status: 'succeeded' });
+    expect(execute).not.toHaveBeenCalled();
+    expect(steps).toEqual([['recordPending', 'task_1']]);
+  });
+
+  it('ends a rerun of a delivered failure as a failure again', async () => {
+    const failure = new GatewayError('InvalidParameter', 'bad input').toJSON();
+    runner = runnerWith(fakes(steps, { ok: false, error: failure, providerMs: 0 }));
+    await expect(
+      runner.runTask(
+        QueueName.Embeddings,
+        jobOn(2),
+        serviceDoing(async () => executed),
+      ),
+    ).rejects.toBeInstanceOf(UnrecoverableError);
+  });
+
+  it('leaves the record to the run that delivered when a delivery is refused as a repeat', async () => {
+    runner = runnerWith(fakes(steps, { ok: true, body: '{}', provider: 'primary', providerMs: 0 }));
+    // A first attempt that was already delivered by an earlier worker (the mark came after wasDelivered was asked).
+    await runner.runTask(
+      QueueName.Embeddings,
+      jobOn(1),
+      serviceDoing(async () => executed),
+    );
+    expect(names()).toEqual(['settle', 'deliver', 'recordPending']);
   });
 
   it('takes a GatewayError as the final answer at once, with attempts left', async () => {
@@ -126,11 +168,14 @@ describe('TaskRunner', () => {
       }),
     );
     await expect(refused).rejects.toBeInstanceOf(UnrecoverableError);
-    expect(names()).toEqual(['settle', 'deliver', 'record', 'webhook', 'forget', 'rollup']);
-    expect(steps[1][1]).toMatchObject({ ok: false, error: { code: 'InvalidParameter', param: 'dimensions' } });
-    expect(steps[2][1]).toMatchObject({ status: 'failed', error: { code: 'InvalidParameter' } });
-    expect(steps[3]).toEqual(['webhook', 'task.failed']);
-    expect(steps[5][1]).toMatchObject({ calls: 1, errors: 1 });
+    expect(names()).toEqual(['settle', 'deliver', 'record']);
+    const delivered = steps[1][1] as FinishedTask;
+    expect(delivered.outcome).toMatchObject({ ok: false, error: { code: 'InvalidParameter', param: 'dimensions' } });
+    expect(delivered.usage).toMatchObject({
+      'app_1|text-embedding-v4|2026-11-24|calls': 1,
+      'app_1|text-embedding-v4|2026-11-24|errors': 1,
+    });
+    expect(steps[2][1]).toMatchObject({ record: { status: 'failed', error: { code: 'InvalidParameter' } } });
   });
 
   it('hands any other error back to BullMQ for a retry, touching nothing, while attempts are left', async () => {
@@ -154,23 +199,23 @@ describe('TaskRunner', () => {
       }),
     );
     await expect(crashed).rejects.toBeInstanceOf(UnrecoverableError);
-    const delivered = steps.find(([name]) => name === 'deliver')![1] as TaskOutcome;
+    const delivered = (steps.find(([name]) => name === 'deliver')![1] as FinishedTask).outcome;
     expect(delivered).toMatchObject({
       ok: false,
       error: { code: 'InternalError', message: 'the task failed inside the gateway' },
     });
     expect(JSON.stringify(delivered)).not.toContain('secret detail');
-    expect(steps.find(([name]) => name === 'record')![1]).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(steps.find(([name]) => name === 'record')![1]).toMatchObject({ record: { status: 'failed', attempts: 3 } });
   });
 
-  it('enqueues no webhook for an application without a callback URL', async () => {
+  it('files no webhook for an application without a callback URL', async () => {
     const quiet = { ...jobOn(1), data: { ...payload, notify: false } } as unknown as Job<EmbeddingsJob>;
     await runner.runTask(
       QueueName.Embeddings,
       quiet,
       serviceDoing(async () => executed),
     );
-    expect(names()).not.toContain('webhook');
+    expect(steps[2][1]).toMatchObject({ notify: false });
   });
 
   it('lets a task service free what a job kept for its reruns only once the job will not run again', async () => {

@@ -6,7 +6,8 @@ export interface ExecutedTask {
   usage: TaskUsage;
   provider: string;
   providerMs: number;
-  cost: number;
+  /** Integer nanos of the catalog currency (@gateway/common money). */
+  costNanos: number;
 }
 
 /** Does the work of one task queue's jobs; TaskRunner settles, delivers and records around it. */

@@ -2,6 +2,8 @@ import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 // Shared with the scripts (scripts/processes.js), which start the embedded Redis and database on these ports.
 import DEFAULT_PORTS from './default-ports.json';
+// Shared with scripts/start.js, which gives the api and the worker this long to stop before it kills them.
+import SHUTDOWN_DEFAULTS from './shutdown-defaults.json';
 
 /** When webhook attempts happen unless WEBHOOK_RETRY_SCHEDULE says otherwise: 10 attempts over about 3 days (docs/contracts.md). */
 export const DEFAULT_WEBHOOK_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
@@ -266,4 +268,14 @@ export class Env {
   @IsInt()
   @Min(1000)
   MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+
+  /**
+   * After SIGTERM, SIGINT or SIGHUP, the process exits this long after the signal even when closing has not finished
+   * (a job still running, Redis or MongoDB not answering), with exit code 124 (libs/common/src/lifecycle). The default
+   * stays under Kubernetes' 30 s grace period and docker-compose.yml's stop_grace_period.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEFAULTS.timeoutMs;
 }

@@ -9,7 +9,8 @@ export class BillingRecord {
   @Prop({ required: true }) index: number;
   @Prop({ required: true }) appId: string;
   @Prop({ required: true }) model: string;
-  @Prop({ required: true }) unitPrice: number;
+  /** Integer nanos (1e-9) of `currency` (@gateway/common money). */
+  @Prop({ required: true }) unitPriceNanos: number;
   @Prop({ required: true }) currency: string;
   @Prop({ required: true }) day: string;
   @Prop({ type: Date, required: true }) createdAt: Date;

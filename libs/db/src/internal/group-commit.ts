@@ -46,13 +46,14 @@ export class GroupCommitInserter<T extends Document> {
 }
 
 function settleBulkError<T>(batch: Pending<T>[], error: unknown): void {
-  const writeErrors = (error as MongoBulkWriteError).writeErrors;
-  if (!writeErrors) {
+  const writeErrors = [(error as MongoBulkWriteError).writeErrors ?? []].flat();
+  // No per-document errors: the batch as a whole failed (a connection lost mid-write), so none counts as inserted.
+  if (writeErrors.length === 0) {
     batch.forEach((p) => p.reject(error));
     return;
   }
   const failed = new Map<number, { code?: number; errmsg?: string }>();
-  for (const e of [writeErrors].flat()) failed.set(e.index, e);
+  for (const e of writeErrors) failed.set(e.index, e);
   batch.forEach((p, index) => {
     const writeError = failed.get(index);
     if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve(!writeError);

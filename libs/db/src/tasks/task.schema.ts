@@ -27,7 +27,8 @@ export class Task {
   @Prop({ type: Number }) providerMs?: number;
   @Prop({ type: Number, default: 1 }) attempts: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) usage?: Record<string, number>;
-  @Prop({ type: Number, default: 0 }) cost: number;
+  /** Integer nanos (1e-9) of the catalog currency (@gateway/common money). */
+  @Prop({ type: Number, default: 0 }) costNanos: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;

@@ -9,19 +9,48 @@ import { UsageCounters, UsageDaily, UsageDay, UsageKey } from './usage-daily.sch
  * pool has 50: a command updating 50 existing documents waits for a connection forever.
  */
 const UPDATES_PER_COMMAND = 16;
+const DUPLICATE_KEY = 11000;
+/** Roll-ups a fold updates at once. */
+const FOLDS_AT_ONCE = 4;
 
 @Injectable()
 export class UsageDailyRepository {
   constructor(@InjectModel(UsageDaily.name) private readonly model: Model<UsageDaily>) {}
 
-  /** Adds counters to their day documents, creating them as needed; one bulk write for many keys. */
-  async add(increments: { key: UsageKey; counters: UsageCounters }[]): Promise<void> {
-    for (let start = 0; start < increments.length; start += UPDATES_PER_COMMAND) {
+  /**
+   * Adds one usage batch to its roll-ups, creating them as needed. Idempotent per batch: a roll-up that already has
+   * `batchId` is left alone, so a fold that died halfway is simply run again. One update per roll-up (FerretDB stops
+   * an unordered bulk write at its first error), a few at a time; one writer at a time (UsageLedger's lease).
+   */
+  async fold(batchId: string, increments: { key: UsageKey; counters: UsageCounters }[]): Promise<void> {
+    let next = 0;
+    const foldOne = async ({ key, counters }: { key: UsageKey; counters: UsageCounters }): Promise<void> => {
+      const { matchedCount } = await this.model
+        .updateOne({ _id: rollupId(key), lastFold: { $ne: batchId } }, { $inc: counters, $set: { lastFold: batchId } })
+        .exec();
+      if (matchedCount > 0) return;
+      // Absent, or already holding this batch: an insert tells which.
+      await this.model.collection
+        .insertOne({ _id: rollupId(key), appMonth: appMonth(key), ...counters, lastFold: batchId } as never)
+        .catch((error: { code?: number }) => {
+          if (error.code !== DUPLICATE_KEY) throw error;
+        });
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(FOLDS_AT_ONCE, increments.length) }, async () => {
+        while (next < increments.length) await foldOne(increments[next++]);
+      }),
+    );
+  }
+
+  /** Sets roll-ups to exact counters (a reconciliation, under the fold lease), creating them as needed. */
+  async replace(rollups: { key: UsageKey; counters: UsageCounters }[]): Promise<void> {
+    for (let start = 0; start < rollups.length; start += UPDATES_PER_COMMAND) {
       await this.model.bulkWrite(
-        increments.slice(start, start + UPDATES_PER_COMMAND).map(({ key, counters }) => ({
+        rollups.slice(start, start + UPDATES_PER_COMMAND).map(({ key, counters }) => ({
           updateOne: {
-            filter: { _id: `${key.appId}|${key.model}|${key.day}` },
-            update: { $inc: counters, $setOnInsert: { appMonth: `${key.appId}|${key.day.slice(0, 7)}` } },
+            filter: { _id: rollupId(key) },
+            update: { $set: counters, $setOnInsert: { appMonth: appMonth(key) } },
             upsert: true,
           },
         })),
@@ -43,13 +72,13 @@ export class UsageDailyRepository {
     );
     return found
       .flat()
-      .map(({ _id, calls, errors, promptTokens, completionTokens, images, cost }) => ({
+      .map(({ _id, calls, errors, promptTokens, completionTokens, images, costNanos }) => ({
         calls,
         errors,
         promptTokens,
         completionTokens,
         images,
-        cost,
+        costNanos,
         ...keyOf(_id),
       }))
       .filter((usage) => usage.day >= from && usage.day <= to)
@@ -57,6 +86,14 @@ export class UsageDailyRepository {
         a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1,
       );
   }
+}
+
+function rollupId(key: UsageKey): string {
+  return `${key.appId}|${key.model}|${key.day}`;
+}
+
+function appMonth(key: UsageKey): string {
+  return `${key.appId}|${key.day.slice(0, 7)}`;
 }
 
 /** The key an `_id` spells: the application and the day are its first and last parts, the model all between. */

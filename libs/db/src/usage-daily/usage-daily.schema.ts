@@ -12,12 +12,15 @@ export class UsageDaily {
   @Prop({ type: String, required: true }) _id: string;
   /** `${appId}|${YYYY-MM}`: a range of days is read a month at a time, by equality (FerretDB serves no ranges). */
   @Prop({ required: true }) appMonth: string;
+  /** The last usage batch folded into this roll-up (UsageFolder): folding that batch again changes nothing. */
+  @Prop({ type: String }) lastFold?: string;
   @Prop({ type: Number, default: 0 }) calls: number;
   @Prop({ type: Number, default: 0 }) errors: number;
   @Prop({ type: Number, default: 0 }) promptTokens: number;
   @Prop({ type: Number, default: 0 }) completionTokens: number;
   @Prop({ type: Number, default: 0 }) images: number;
-  @Prop({ type: Number, default: 0 }) cost: number;
+  /** Integer nanos (1e-9) of the catalog currency (@gateway/common money): sums of integers stay exact. */
+  @Prop({ type: Number, default: 0 }) costNanos: number;
 }
 
 export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
@@ -25,7 +28,7 @@ UsageDailySchema.index({ appMonth: 1 });
 
 export type UsageCounters = Pick<
   UsageDaily,
-  'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'cost'
+  'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images' | 'costNanos'
 >;
 
 /** The roll-up of one application, model and UTC day. */

@@ -1,5 +1,5 @@
 import { CatalogService } from '@gateway/catalog';
-import { GatewayError, utcDay } from '@gateway/common';
+import { formatNanos, GatewayError, utcDay } from '@gateway/common';
 import {
   ApiKeysRepository,
   ApplicationRecord,
@@ -22,6 +22,7 @@ import { CallbackUrls } from '@gateway/outbound';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { CredentialsService } from '../credentials/credentials.service';
+import { usageTotals, usageTotalsBy } from './usage-totals';
 
 export type ApplicationSettings = Omit<NewApplication, '_id' | 'secretKeyEnc' | 'ownerId'>;
 
@@ -120,7 +121,10 @@ export class ConsoleApplicationsService {
     return { app_id: appId, secret_key: secretKey };
   }
 
-  /** Daily series for charts: one point per day and model. */
+  /**
+   * Daily series for charts: one point per day and model, with the totals per day, per model and over the range
+   * added up here in integers, so the console shows money without adding it up.
+   */
   async usageSeries(appId: string, ownerId: string, from: string, to: string) {
     await this.owned(appId, ownerId);
     const days = await this.usage.listForApp(appId, from, to);
@@ -128,16 +132,11 @@ export class ConsoleApplicationsService {
       app_id: appId,
       from,
       to,
-      data: days.map((d) => ({
-        day: d.day,
-        model: d.model,
-        calls: d.calls,
-        errors: d.errors,
-        prompt_tokens: d.promptTokens,
-        completion_tokens: d.completionTokens,
-        images: d.images,
-        cost: d.cost,
-      })),
+      currency: this.catalog.currency,
+      data: days.map((d) => ({ day: d.day, model: d.model, ...usageTotals([d]) })),
+      by_day: usageTotalsBy(days, 'day'),
+      by_model: usageTotalsBy(days, 'model'),
+      total: usageTotals(days),
     };
   }
 
@@ -269,7 +268,8 @@ function presentTask(task: TaskRecord) {
     model: task.model,
     resolved_model: task.resolvedModel,
     usage: task.usage ?? null,
-    cost: task.cost,
+    cost_nanos: String(task.costNanos),
+    cost: formatNanos(task.costNanos),
     error: task.error ? { code: task.error.code, message: task.error.message } : null,
     created_at: new Date(task.createdAt).toISOString(),
     finished_at: task.finishedAt ? new Date(task.finishedAt).toISOString() : null,
@@ -281,7 +281,8 @@ function presentBillingRecord(record: BillingRecord) {
     task_id: record.taskId,
     image_index: record.index,
     model: record.model,
-    unit_price: record.unitPrice,
+    unit_price_nanos: String(record.unitPriceNanos),
+    unit_price: formatNanos(record.unitPriceNanos),
     currency: record.currency,
     day: record.day,
     created_at: new Date(record.createdAt).toISOString(),

@@ -1,4 +1,5 @@
 import { CatalogService } from '@gateway/catalog';
+import { formatNanos } from '@gateway/common';
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 
@@ -25,7 +26,10 @@ export class ConsoleModelsController {
         available: this.catalog.routesOf(model.id).length > 0,
         deprecated: model.deprecated ?? null,
         limits: model.limits,
-        price: model.price,
+        // As written in config/models.yaml: exact decimals of the catalog currency.
+        price: Object.fromEntries(
+          Object.entries(model.priceNanos).map(([field, nanos]) => [field, formatNanos(nanos)]),
+        ),
       })),
     };
   }

@@ -4,7 +4,7 @@ import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { dayRange } from '../listing-query';
 
-/** Usage series for the console's charts: calls, errors, tokens, images and cost per UTC day and model. */
+/** Usage series for the console's charts: calls, errors, tokens, images and cost per UTC day and model, with totals. */
 @Controller('console/api/applications/:id/usage')
 @UseGuards(ConsoleSessionGuard)
 export class ConsoleUsageController {

@@ -1,6 +1,6 @@
-import { AppConfig, ERROR_CODES, ErrorCode, GatewayError } from '@gateway/common';
-import { TaskRecord, TasksRepository } from '@gateway/db';
-import { JobDispatcher, OutcomeDelivery } from '@gateway/queue';
+import { AppConfig, ERROR_CODES, ErrorCode, GatewayError, nanosToNumber } from '@gateway/common';
+import { readFiledRecord, TaskRecord, TasksRepository } from '@gateway/db';
+import { JobDispatcher, PendingRecords } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
@@ -17,16 +17,17 @@ export class TaskReader {
     config: AppConfig,
     private readonly tasks: TasksRepository,
     private readonly dispatcher: JobDispatcher,
-    private readonly delivered: OutcomeDelivery,
+    private readonly pending: PendingRecords,
   ) {
     this.retentionMs = config.TASK_RESULT_RETENTION * 1000;
   }
 
   async read(taskId: string, appId: string): Promise<Record<string, unknown>> {
     if (!TASK_ID.test(taskId)) throw notFound(taskId);
-    // The worker sets the outcome key, then writes the record, then deletes the key: reading in the same order
-    // (key first) means a finished task is always seen in one or the other.
-    const outcome = await this.delivered.read(taskId);
+    // A delivered task is filed in Redis until its record is written, then it is in MongoDB: reading in that order
+    // (and Redis again when neither has it yet) always finds a finished task, even while MongoDB is away.
+    const filed = await this.readFiled(taskId, appId);
+    if (filed) return filed;
     const record = await this.tasks.findForApp(taskId, appId);
     if (record) {
       // After the record, never alongside it: the worker stores the body first, so a record read means its body is there.
@@ -36,6 +37,8 @@ export class TaskReader {
       return present(record, body, expired);
     }
     const job = await this.dispatcher.jobState(taskId);
+    const deliveredMeanwhile = await this.readFiled(taskId, appId);
+    if (deliveredMeanwhile) return deliveredMeanwhile;
     if (!job || job.data.appId !== appId) throw notFound(taskId);
     const view = {
       id: taskId,
@@ -46,41 +49,24 @@ export class TaskReader {
       resolved_model: job.data.resolvedModel,
       created_at: Math.floor(job.data.createdAt / 1000),
     };
-    if (!outcome && job.state === 'failed') {
-      // Failed without an outcome: its worker died more often than BullMQ allows (stalled).
+    // Failed without an outcome: its worker died more often than BullMQ allows (stalled).
+    if (job.state === 'failed')
       return {
         ...view,
         status: 'failed',
         result: null,
         error: errorView({ code: 'InternalError', message: 'the task was interrupted too many times' }),
       };
-    }
-    if (!outcome) return view;
-    // Delivered but not recorded yet: the same fields the record will show.
-    const finished = {
-      started_at: seconds(outcome.startedAt),
-      finished_at: seconds(outcome.finishedAt),
-      cost: outcome.cost ?? 0,
-    };
-    return outcome.ok
-      ? {
-          ...view,
-          ...finished,
-          status: 'succeeded',
-          usage: outcome.usage ?? null,
-          result: JSON.parse(outcome.body),
-          result_expired: false,
-          error: null,
-        }
-      : {
-          ...view,
-          ...finished,
-          status: 'failed',
-          usage: null,
-          result: null,
-          result_expired: false,
-          error: errorView(outcome.error),
-        };
+    return view;
+  }
+
+  /** A delivered task whose record is not written yet, as the record will show it; another application's: absent. */
+  private async readFiled(taskId: string, appId: string): Promise<Record<string, unknown> | null> {
+    const pending = await this.pending.find(taskId);
+    if (!pending) return null;
+    const { record } = readFiledRecord(pending.record);
+    if (record.appId !== appId) throw notFound(taskId);
+    return present(record, pending.outcome?.ok ? pending.outcome.body : null, false);
   }
 
   private pastRetention(record: TaskRecord): boolean {
@@ -105,7 +91,7 @@ function present(record: TaskRecord, body: string | null, resultExpired: boolean
     started_at: seconds(record.startedAt),
     finished_at: seconds(record.finishedAt),
     usage: record.usage ?? null,
-    cost: record.cost,
+    cost: nanosToNumber(record.costNanos),
     result: body ? JSON.parse(body) : null,
     result_expired: resultExpired,
     error: record.error ? errorView(record.error) : null,

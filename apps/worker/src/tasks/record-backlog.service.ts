@@ -1,0 +1,69 @@
+import { LOGGER } from '@gateway/common';
+import { PendingRecords } from '@gateway/queue';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Logger } from 'pino';
+import { TaskRecorder } from './task-recorder.service';
+
+/** How often a worker looks for records to write. */
+const BACKLOG_INTERVAL_MS = 2_000;
+/** Records claimed per look; the next look takes more. */
+const CLAIM_LIMIT = 100;
+/** A claimed record goes back to the others if its writer has not settled it by then (it died, or MongoDB hung). */
+const CLAIM_MS = 60_000;
+
+/**
+ * Writes the records of delivered tasks that their worker could not (docs/decisions/exact-usage.md): MongoDB was
+ * away, or the worker died between delivery and record. Every worker looks; a claim keeps two from taking the same
+ * task at once. A task becomes due RECORD_GRACE_MS after its delivery, when its own worker has had its chance.
+ */
+@Injectable()
+export class RecordBacklog implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private draining?: Promise<number>;
+  /** The last turn met a failure: the next one probes with a single record rather than claiming a hundred. */
+  private failing = false;
+
+  constructor(
+    private readonly pending: PendingRecords,
+    private readonly recorder: TaskRecorder,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.drain(), BACKLOG_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  beforeApplicationShutdown(): Promise<number> | undefined {
+    if (this.timer) clearInterval(this.timer);
+    return this.draining;
+  }
+
+  /** Writes what is due now; returns how many records it wrote. A turn that meets a failure stops and waits. */
+  drain(now = Date.now()): Promise<number> {
+    this.draining ??= this.writeDue(now).finally(() => (this.draining = undefined));
+    return this.draining;
+  }
+
+  private async writeDue(now: number): Promise<number> {
+    let written = 0;
+    try {
+      for (;;) {
+        const limit = this.failing ? 1 : CLAIM_LIMIT;
+        const due = await this.pending.claimDue(now, limit, CLAIM_MS);
+        for (const entry of due) {
+          await this.recorder.write(entry);
+          written++;
+        }
+        this.failing = false;
+        if (due.length < limit) break;
+      }
+      if (written > 0) this.logger.info({ written }, 'task records written from the record backlog');
+    } catch (error) {
+      // Once per outage: the backlog keeps every record until MongoDB is back.
+      if (!this.failing) this.logger.warn({ err: (error as Error).message, written }, 'record backlog waits');
+      this.failing = true;
+    }
+    return written;
+  }
+}

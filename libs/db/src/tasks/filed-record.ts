@@ -1,0 +1,26 @@
+import type { NewTaskRecord } from './tasks.repository';
+
+/** A finished task's record without its result body (that travels in the outcome), as filed in Redis. */
+export type RecordFields = Omit<NewTaskRecord, 'result'>;
+
+/** What a worker files with a task's delivery, for whoever writes its record (and for reads meanwhile). */
+export interface FiledRecord {
+  record: RecordFields;
+  /** The application wants a webhook once the record exists. */
+  notify: boolean;
+}
+
+const DATE_FIELDS = ['createdAt', 'startedAt', 'finishedAt'] as const;
+
+/** The JSON a task's delivery files for its record (OutcomeDelivery, PendingRecords). */
+export function fileRecord(record: RecordFields, notify: boolean): string {
+  return JSON.stringify({ record, notify } satisfies FiledRecord);
+}
+
+/** A filed record read back, its dates revived. */
+export function readFiledRecord(text: string): FiledRecord {
+  const filed = JSON.parse(text) as FiledRecord;
+  const record = filed.record as unknown as Record<string, unknown>;
+  for (const field of DATE_FIELDS) if (typeof record[field] === 'string') record[field] = new Date(record[field]);
+  return filed;
+}

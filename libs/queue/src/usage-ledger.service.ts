@@ -1,0 +1,142 @@
+import { AppConfig, randomBase62 } from '@gateway/common';
+import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { GatewayRedis } from './gateway-redis.service';
+import { RedisKeys } from './redis-keys';
+
+/**
+ * The batch to fold: the one a fold that did not finish left (same id, so the roll-ups it reached skip it), or else
+ * everything counted since, renamed so counting goes on into a fresh hash. KEYS: pending, folding, fold id. ARGV: a
+ * new batch's id.
+ */
+const TAKE_BATCH = `
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+  redis.call('RENAME', KEYS[1], KEYS[2])
+  redis.call('SET', KEYS[3], ARGV[1])
+end
+return {redis.call('GET', KEYS[3]) or ARGV[1], redis.call('HGETALL', KEYS[2])}`;
+
+/** Ends batch ARGV[1] once every roll-up has it. KEYS: folding, fold id. */
+const FINISH_BATCH = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
+return 1`;
+
+/** Releases the fold lease if ARGV[1] still holds it. KEYS: lease. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+type LedgerRedis = Redis & {
+  takeUsageBatch(pending: string, folding: string, foldId: string, newId: string): Promise<[string, string[]] | null>;
+  finishUsageBatch(folding: string, foldId: string, id: string): Promise<number>;
+  releaseFoldLease(lease: string, token: string): Promise<number>;
+};
+
+/** What a roll-up counts, all integers; cost in nanos of the catalog currency. */
+export const USAGE_COUNTERS = ['calls', 'errors', 'promptTokens', 'completionTokens', 'images', 'costNanos'] as const;
+export type UsageCounter = (typeof USAGE_COUNTERS)[number];
+
+/** One roll-up's share of a batch: application, model, UTC day, and what to add. */
+export interface UsageIncrement {
+  appId: string;
+  model: string;
+  day: string;
+  counters: Record<UsageCounter, number>;
+}
+
+export interface UsageBatch {
+  id: string;
+  increments: UsageIncrement[];
+}
+
+/** The ledger fields a task's usage adds to (OutcomeDelivery counts them with its delivery). */
+export function usageFields(
+  key: { appId: string; model: string; day: string },
+  counters: Partial<Record<UsageCounter, number>>,
+): Record<string, number> {
+  const prefix = `${key.appId}|${key.model}|${key.day}|`;
+  return Object.fromEntries(Object.entries(counters).map(([counter, amount]) => [prefix + counter, amount]));
+}
+
+/**
+ * Usage counted in Redis at delivery, exactly once per task, and folded into the MongoDB roll-ups in batches
+ * (docs/decisions/exact-usage.md). One process folds at a time, under a lease: FerretDB applies an update by
+ * reading and rewriting the document, so two writers of one roll-up could lose an increment.
+ */
+@Injectable()
+export class UsageLedger {
+  private readonly redis: LedgerRedis;
+  private readonly keys: RedisKeys;
+
+  constructor(config: AppConfig, redis: GatewayRedis) {
+    this.redis = redis.client as LedgerRedis;
+    this.redis.defineCommand('takeUsageBatch', { numberOfKeys: 3, lua: TAKE_BATCH });
+    this.redis.defineCommand('finishUsageBatch', { numberOfKeys: 2, lua: FINISH_BATCH });
+    this.redis.defineCommand('releaseFoldLease', { numberOfKeys: 1, lua: RELEASE });
+    this.keys = new RedisKeys(config.REDIS_PREFIX);
+  }
+
+  /** The fold lease for `ms`, or null while another process holds it; pass the token to release it. */
+  async lease(ms: number): Promise<string | null> {
+    const token = randomBase62(16);
+    const taken = await this.redis.set(this.keys.usageFoldLease(), token, 'PX', ms, 'NX');
+    return taken ? token : null;
+  }
+
+  async release(token: string): Promise<void> {
+    await this.redis.releaseFoldLease(this.keys.usageFoldLease(), token);
+  }
+
+  /** The batch to fold next, or null when nothing is counted; hold the lease. */
+  async takeBatch(): Promise<UsageBatch | null> {
+    const taken = await this.redis.takeUsageBatch(
+      this.keys.usagePending(),
+      this.keys.usageFolding(),
+      this.keys.usageFoldId(),
+      randomBase62(16),
+    );
+    if (!taken) return null;
+    const [id, flat] = taken;
+    return { id, increments: parseIncrements(flat) };
+  }
+
+  /** The batch is in every roll-up it names. */
+  async finishBatch(id: string): Promise<void> {
+    await this.redis.finishUsageBatch(this.keys.usageFolding(), this.keys.usageFoldId(), id);
+  }
+
+  /** Whether usage of `day` is counted and not folded yet. */
+  async hasUnfolded(day: string): Promise<boolean> {
+    for (const key of [this.keys.usagePending(), this.keys.usageFolding()]) {
+      const fields = await this.redis.hkeys(key);
+      if (fields.some((field) => field.slice(0, field.lastIndexOf('|')).endsWith(`|${day}`))) return true;
+    }
+    return false;
+  }
+}
+
+/** HGETALL's flat field/value list as one increment per roll-up. */
+function parseIncrements(flat: string[]): UsageIncrement[] {
+  const byKey = new Map<string, UsageIncrement>();
+  for (let i = 0; i < flat.length; i += 2) {
+    const field = flat[i];
+    const counterAt = field.lastIndexOf('|');
+    const dayAt = field.lastIndexOf('|', counterAt - 1);
+    const appAt = field.indexOf('|');
+    const key = field.slice(0, counterAt);
+    let increment = byKey.get(key);
+    if (!increment) {
+      increment = {
+        appId: field.slice(0, appAt),
+        model: field.slice(appAt + 1, dayAt),
+        day: field.slice(dayAt + 1, counterAt),
+        counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0 },
+      };
+      byKey.set(key, increment);
+    }
+    const counter = field.slice(counterAt + 1) as UsageCounter;
+    if (counter in increment.counters) increment.counters[counter] += Number(flat[i + 1]);
+  }
+  return [...byKey.values()];
+}
