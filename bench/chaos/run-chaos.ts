@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataUri, solidPng } from '../../test/helpers/images';
-import { ChaosDeployment } from './deployment';
+import { ChaosDeployment, Role } from './deployment';
 import { describeJobs, DrainResult, drain, PhaseLedger, readLedger, settleRollups } from './ledger';
 import { AttemptOutcome, Operation, Traffic } from './traffic';
 
@@ -79,6 +79,18 @@ interface Fault {
   inject(deployment: ChaosDeployment, settings: ChaosSettings, signal?: AbortSignal): Promise<void>;
 }
 
+/** SIGKILL the first process of `role`, and start it again after the restart delay. */
+async function killAndRestart(
+  deployment: ChaosDeployment,
+  role: Role,
+  settings: ChaosSettings,
+  signal?: AbortSignal,
+): Promise<void> {
+  await deployment.kill(role, 0);
+  await sleep(settings.restartDelayMs, undefined, { signal });
+  await deployment.restart(role, 0);
+}
+
 /** Each fault returns once it is over (the process back, the upstream sane). */
 export const FAULTS = {
   // Not run unless asked for: a window of the same traffic with nothing broken, to tell the faults' effects apart.
@@ -88,19 +100,11 @@ export const FAULTS = {
   },
   'worker-kill': {
     title: 'SIGKILL worker-1, then start it again',
-    async inject(deployment, settings, signal) {
-      await deployment.kill('worker', 0);
-      await sleep(settings.restartDelayMs, undefined, { signal });
-      await deployment.restart('worker', 0);
-    },
+    inject: (deployment, settings, signal) => killAndRestart(deployment, 'worker', settings, signal),
   },
   'api-kill': {
     title: 'SIGKILL api-1 (its clients go to api-2), then start it again',
-    async inject(deployment, settings, signal) {
-      await deployment.kill('api', 0);
-      await sleep(settings.restartDelayMs, undefined, { signal });
-      await deployment.restart('api', 0);
-    },
+    inject: (deployment, settings, signal) => killAndRestart(deployment, 'api', settings, signal),
   },
   'redis-restart': {
     title: 'stop Redis gracefully, start it again on the same port and AOF',

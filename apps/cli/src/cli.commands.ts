@@ -143,17 +143,7 @@ export class CliCommands {
     if (!UTC_DAY_PATTERN.test(from) || !UTC_DAY_PATTERN.test(to))
       throw new UsageError('--from and --to are UTC days, YYYY-MM-DD');
     const days = await this.usage.listForApp(values.app, from, to);
-    const rows = days.map(({ day, model, calls, errors, promptTokens, completionTokens, images, costNanos }) => ({
-      day,
-      model,
-      calls,
-      errors,
-      promptTokens,
-      completionTokens,
-      images,
-      costNanos,
-      cost: formatNanos(costNanos),
-    }));
+    const rows = days.map(({ appId: _app, ...row }) => ({ ...row, cost: formatNanos(row.costNanos) }));
     if (values.json) return JSON.stringify(rows);
     if (rows.length === 0) return `No usage for ${values.app} from ${from} to ${to}.`;
     const sum = (counter: 'calls' | 'errors' | 'promptTokens' | 'completionTokens' | 'images') =>

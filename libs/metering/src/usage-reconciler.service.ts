@@ -56,9 +56,9 @@ export class UsageReconciler {
 
   private async reconcileHeld(day: string, repair: boolean): Promise<Reconciliation> {
     await this.folder.foldHeld();
-    const before = await this.unsettled(day);
+    const movingBefore = await this.unsettled(day);
     const recorded = await this.recordedUsage(day);
-    const after = before ?? (await this.unsettled(day));
+    const moving = movingBefore ?? (await this.unsettled(day));
     const differences: UsageDifference[] = [];
     for (const [appId, models] of recorded.byApp) {
       const rolledUp = new Map(
@@ -73,12 +73,12 @@ export class UsageReconciler {
         if (differs(sums, kept)) differences.push({ appId, model, recorded: sums, rolledUp: kept });
       }
     }
-    const repairable = repair && after === undefined && differences.length > 0;
+    const repairable = repair && moving === undefined && differences.length > 0;
     if (repairable)
       await this.usage.replace(
         differences.map(({ appId, model, recorded: counters }) => ({ key: { appId, model, day }, counters })),
       );
-    return { day, tasks: recorded.tasks, differences, repaired: repairable, ...(after ? { unsettled: after } : {}) };
+    return { day, tasks: recorded.tasks, differences, repaired: repairable, ...(moving ? { unsettled: moving } : {}) };
   }
 
   /** Why the day is still moving, if it is. */

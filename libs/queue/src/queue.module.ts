@@ -14,6 +14,17 @@ import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
 
+const SERVICES = [
+  GatewayRedis,
+  OutcomeDelivery,
+  PendingRecords,
+  UsageLedger,
+  LeaseSemaphore,
+  IdempotencyStore,
+  ChunkStreams,
+  QueueOverview,
+];
+
 /** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (docs/operations.md). */
 @Module({})
 export class QueueModule {
@@ -27,36 +38,15 @@ export class QueueModule {
       global: true,
       module: QueueModule,
       imports: [bull, queues],
-      providers: [
-        GatewayRedis,
-        OutcomeDelivery,
-        PendingRecords,
-        UsageLedger,
-        LeaseSemaphore,
-        IdempotencyStore,
-        ChunkStreams,
-        QueueOverview,
-      ],
-      exports: [
-        bull,
-        queues,
-        GatewayRedis,
-        OutcomeDelivery,
-        PendingRecords,
-        UsageLedger,
-        LeaseSemaphore,
-        IdempotencyStore,
-        ChunkStreams,
-        QueueOverview,
-      ],
+      providers: SERVICES,
+      exports: [bull, queues, ...SERVICES],
     };
   }
 
   /**
    * Plain Redis commands only (and the usage ledger and record backlog they reach), for short-lived processes such
-   * as the CLI: no BullMQ queue is opened. A queue closed
-   * while its connection is still starting makes BullMQ emit an error after it has dropped its listeners, which
-   * ends the process.
+   * as the CLI: no BullMQ queue is opened. A queue closed while its connection is still starting makes BullMQ emit an
+   * error after it has dropped its listeners, which ends the process.
    */
   static forCommands(): DynamicModule {
     const providers = [GatewayRedis, PendingRecords, UsageLedger];

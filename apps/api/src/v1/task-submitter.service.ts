@@ -97,6 +97,8 @@ export class TaskSubmitter {
     let enqueued = false;
     const onEnqueued = async () => {
       enqueued = true;
+      // Only now: the id of a job that was never added would name nothing a caller could read back.
+      http.reply.header('x-task-id', taskId);
       await hooks?.enqueued();
     };
     try {
@@ -105,7 +107,6 @@ export class TaskSubmitter {
       if (admitted.rateLimit) http.reply.headers(rateLimitHeaders(admitted.rateLimit));
       const payload = this.envelope(submission, taskId, await this.prepare(submission, taskId), admission);
       http.request.taskId = taskId;
-      http.reply.header('x-task-id', taskId);
       if (mode === 'sync') return await this.awaitReply(submission, payload, onEnqueued);
       await this.dispatcher.dispatch(submission.endpoint.queue, payload);
       await onEnqueued();
@@ -113,10 +114,8 @@ export class TaskSubmitter {
       http.reply.status(202).header('content-type', 'application/json; charset=utf-8');
       return JSON.stringify({ task_id: taskId, status: 'queued' });
     } catch (error) {
-      // Never enqueued: nothing will settle the limits or answer the key but this request, and its task id names
-      // nothing a caller could read back.
+      // Never enqueued: nothing will settle the limits or answer the key but this request.
       if (!enqueued) {
-        http.reply.removeHeader('x-task-id');
         if (admission) await this.limits.settle(principal.appId, admission, 0);
         await hooks?.notEnqueued();
       }

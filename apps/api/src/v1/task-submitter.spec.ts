@@ -114,10 +114,6 @@ function exchange(headers: Record<string, string> = {}) {
       Object.assign(this.sent, values);
       return this;
     },
-    removeHeader(name: string) {
-      delete this.sent[name];
-      return this;
-    },
     status(code: number) {
       this.statusCode = code;
       return this;

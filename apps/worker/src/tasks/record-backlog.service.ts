@@ -2,6 +2,7 @@ import { LOGGER } from '@gateway/common';
 import { PendingRecords } from '@gateway/queue';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Logger } from 'pino';
+import { PeriodicTurns } from './periodic-turns';
 import { TaskRecorder } from './task-recorder.service';
 
 /** How often a worker looks for records to write. */
@@ -18,8 +19,7 @@ const CLAIM_MS = 60_000;
  */
 @Injectable()
 export class RecordBacklog implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<number>;
+  private readonly turns = new PeriodicTurns(BACKLOG_INTERVAL_MS, () => this.writeDue(Date.now()));
   /** The last turn met a failure: the next one probes with a single record rather than claiming a hundred. */
   private failing = false;
 
@@ -30,22 +30,15 @@ export class RecordBacklog implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.drain(), BACKLOG_INTERVAL_MS);
-    this.timer.unref();
+    this.turns.start();
   }
 
-  beforeApplicationShutdown(): Promise<number> | undefined {
-    if (this.timer) clearInterval(this.timer);
-    return this.draining;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.turns.stop();
   }
 
-  /** Writes what is due now; returns how many records it wrote. A turn that meets a failure stops and waits. */
-  drain(now = Date.now()): Promise<number> {
-    this.draining ??= this.writeDue(now).finally(() => (this.draining = undefined));
-    return this.draining;
-  }
-
-  private async writeDue(now: number): Promise<number> {
+  /** Writes what is due by `now`. A turn that meets a failure stops and waits for the next. */
+  private async writeDue(now: number): Promise<void> {
     let written = 0;
     try {
       for (;;) {
@@ -64,6 +57,5 @@ export class RecordBacklog implements OnApplicationBootstrap, BeforeApplicationS
       if (!this.failing) this.logger.warn({ err: (error as Error).message, written }, 'record backlog waits');
       this.failing = true;
     }
-    return written;
   }
 }

@@ -2,6 +2,7 @@ import { AppConfig, LOGGER } from '@gateway/common';
 import { UsageFolder } from '@gateway/metering';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Logger } from 'pino';
+import { PeriodicTurns } from './periodic-turns';
 
 /**
  * Folds counted usage into the MongoDB roll-ups every USAGE_FLUSH_MS (UsageFolder); whichever worker holds the
@@ -9,36 +10,32 @@ import { Logger } from 'pino';
  */
 @Injectable()
 export class UsageFolding implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private folding?: Promise<void>;
+  private readonly turns: PeriodicTurns;
   private failing = false;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly folder: UsageFolder,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.turns = new PeriodicTurns(config.USAGE_FLUSH_MS, () => this.fold());
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.fold(), this.config.USAGE_FLUSH_MS);
-    this.timer.unref();
+    this.turns.start();
   }
 
-  beforeApplicationShutdown(): Promise<void> | undefined {
-    if (this.timer) clearInterval(this.timer);
-    return this.folding;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.turns.stop();
   }
 
-  private fold(): Promise<void> {
-    this.folding ??= this.folder
-      .fold()
-      .then(() => (this.failing = false))
-      .catch((error: unknown) => {
-        if (!this.failing) this.logger.warn({ err: (error as Error).message }, 'usage fold failed; it stays counted');
-        this.failing = true;
-      })
-      .then(() => undefined)
-      .finally(() => (this.folding = undefined));
-    return this.folding;
+  private async fold(): Promise<void> {
+    try {
+      await this.folder.fold();
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) this.logger.warn({ err: (error as Error).message }, 'usage fold failed; it stays counted');
+      this.failing = true;
+    }
   }
 }

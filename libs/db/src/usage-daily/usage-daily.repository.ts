@@ -72,15 +72,7 @@ export class UsageDailyRepository {
     );
     return found
       .flat()
-      .map(({ _id, calls, errors, promptTokens, completionTokens, images, costNanos }) => ({
-        calls,
-        errors,
-        promptTokens,
-        completionTokens,
-        images,
-        costNanos,
-        ...keyOf(_id),
-      }))
+      .map(({ _id, appMonth: _month, lastFold: _batch, ...counters }) => ({ ...counters, ...keyOf(_id) }))
       .filter((usage) => usage.day >= from && usage.day <= to)
       .sort((a, b) =>
         a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1,
