@@ -3,11 +3,13 @@
  *
  * Calls the fake OpenAI upstream directly and through the gateway (api → BullMQ → worker → upstream → reply
  * channel → api) with the same embeddings request, one request at a time (unloaded latency) and then under load
- * with autocannon in a separate process. Prints figures and the targets beside them; asserts nothing.
+ * with autocannon in a separate process. With a peer gateway (BENCH_PEER_URL, from `--peer portkey`) it sends the
+ * same request through the peer to the same fake too, so both gateways are measured in one run. Prints figures and
+ * the targets beside them; asserts nothing.
  *
  * Run it with `npm run bench:overhead` (scripts/bench.js starts the services and sets the BENCH_* variables).
  * Options: --requests N (sequential requests per target, 2000), --warmup N (500), --connections N (50),
- * --duration S (10).
+ * --duration S (10), --first gateway|peer (which of the two gateways goes first in each phase, gateway).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,20 +19,37 @@ import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
 
-const TARGETS = { loadRps: 1000, addedP50Ms: 2, addedP99Ms: 8 };
+// Against a peer, throughput is a ratio to the peer's (the same machine and load); without one, an absolute floor.
+const TARGETS = { loadRps: 1000, peerRpsRatio: 1.3, addedP50Ms: 1.5, addedP99Ms: 6 };
 const BODY = JSON.stringify({ model: 'text-embedding-v4', input: 'the quick brown fox', dimensions: 256 });
+
+/**
+ * Peer gateways this bench knows: the package it runs from (for its version) and the headers that route a request
+ * through it to the fake upstream, whose base URL ends in /v1.
+ */
+const PEERS: Record<string, { package: string; headers: (upstreamUrl: string) => Record<string, string> }> = {
+  portkey: {
+    package: '@portkey-ai/gateway',
+    headers: (upstreamUrl) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl }),
+  },
+};
 
 interface Options {
   requests: number;
   warmup: number;
   connections: number;
   duration: number;
+  first: 'gateway' | 'peer';
 }
 
 interface Target {
   name: string;
+  /** Its rows' label in the tables. */
+  label: string;
   url: string;
   authorization: string;
+  /** Sent with every request besides content-type and authorization. */
+  headers?: Record<string, string>;
 }
 
 interface Sample {
@@ -78,6 +97,7 @@ function options(): Options {
       warmup: { type: 'string', default: '500' },
       connections: { type: 'string', default: '50' },
       duration: { type: 'string', default: '10' },
+      first: { type: 'string', default: 'gateway' },
     },
     strict: true,
     allowPositionals: false,
@@ -87,11 +107,14 @@ function options(): Options {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be a whole number ≥ ${min}`);
     return n;
   };
+  const first = values.first;
+  if (first !== 'gateway' && first !== 'peer') throw new Error('--first must be gateway or peer');
   return {
     requests: count('requests', 1),
     warmup: count('warmup', 0),
     connections: count('connections', 1),
     duration: count('duration', 1),
+    first,
   };
 }
 
@@ -100,15 +123,18 @@ function options(): Options {
 
 const agent = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
 
+function headers(target: Target): Record<string, string> {
+  return { 'content-type': 'application/json', authorization: target.authorization, ...target.headers };
+}
+
+function send(target: Target) {
+  return request(target.url, { method: 'POST', dispatcher: agent, headers: headers(target), body: BODY });
+}
+
 /** One request, timed from send to the last byte of the body. */
 async function timeOne(target: Target): Promise<Sample> {
   const start = process.hrtime.bigint();
-  const response = await request(target.url, {
-    method: 'POST',
-    dispatcher: agent,
-    headers: { 'content-type': 'application/json', authorization: target.authorization },
-    body: BODY,
-  });
+  const response = await send(target);
   await response.body.arrayBuffer();
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const overhead = response.headers['x-gateway-overhead-ms'];
@@ -119,6 +145,16 @@ async function sequential(target: Target, count: number): Promise<Sample[]> {
   const samples: Sample[] = [];
   for (let i = 0; i < count; i++) samples.push(await timeOne(target));
   return samples;
+}
+
+/** `count` requests (at least one); fails fast when the first is not answered 200. */
+async function warmUp(target: Target, count: number): Promise<Sample[]> {
+  const first = await timeOne(target);
+  if (first.status !== 200) {
+    const response = await send(target);
+    throw new Error(`${target.name} answered ${first.status} to the first request: ${await response.body.text()}`);
+  }
+  return [first, ...(await sequential(target, Math.max(0, count - 1)))];
 }
 
 /** Nearest-rank percentiles over the samples. */
@@ -152,10 +188,7 @@ function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
     '-m',
     'POST',
     // `name=value`: autocannon splits at the first ':' or '=' and would keep the space after a ':'.
-    '-H',
-    'content-type=application/json',
-    '-H',
-    `authorization=${target.authorization}`,
+    ...Object.entries(headers(target)).flatMap(([name, value]) => ['-H', `${name}=${value}`]),
     '-b',
     BODY,
     target.url,
@@ -180,6 +213,21 @@ function autocannon(target: Target, opts: Options): Promise<AutocannonResult> {
       }
     });
   });
+}
+
+interface LoadRun {
+  result: AutocannonResult;
+  /** Each service's CPU use over the run. */
+  cpu: string;
+}
+
+/** One autocannon run, with the CPU the services used meanwhile. */
+async function loadRun(target: Target, opts: Options): Promise<LoadRun> {
+  const pids = servicePids();
+  const before = cpuSeconds(pids);
+  const started = process.hrtime.bigint();
+  const result = await autocannon(target, opts);
+  return { result, cpu: describeCpu(before, cpuSeconds(pids), Number(process.hrtime.bigint() - started) / 1e9) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -396,35 +444,97 @@ function print(line = ''): void {
 async function main(): Promise<void> {
   const opts = options();
   const apiUrl = env('BENCH_API_URL');
+  const upstreamUrl = env('BENCH_UPSTREAM_URL');
   const direct: Target = {
     name: 'direct',
-    url: `${env('BENCH_UPSTREAM_URL')}/embeddings`,
+    label: 'direct to fake',
+    url: `${upstreamUrl}/embeddings`,
     authorization: 'Bearer none',
   };
   const gateway: Target = {
     name: 'gateway',
+    label: 'through gateway',
     url: `${apiUrl}/v1/embeddings`,
     authorization: `Bearer ${env('BENCH_API_KEY')}`,
   };
+  const peer = peerTarget(upstreamUrl);
   const apiMetrics = `${apiUrl}/metrics`;
   const workerMetrics = `${env('BENCH_WORKER_URL')}/metrics`;
   const mongo = await MongoClient.connect(env('BENCH_MONGODB_URI'));
   try {
-    await run(opts, { direct, gateway, apiMetrics, workerMetrics, mongo });
+    await run(opts, { direct, gateway, peer, apiMetrics, workerMetrics, mongo });
   } finally {
     await mongo.close();
+  }
+}
+
+/** The peer gateway scripts/bench.js started (`--peer`), if any: the same request, routed to the same fake. */
+function peerTarget(upstreamUrl: string): Target | undefined {
+  const url = process.env.BENCH_PEER_URL;
+  if (!url) return undefined;
+  const name = process.env.BENCH_PEER_NAME ?? '';
+  const peer = PEERS[name];
+  if (!peer) throw new Error(`unknown peer gateway "${name}" (known: ${Object.keys(PEERS).join(', ')})`);
+  return {
+    name,
+    label: `through ${name}`,
+    url: `${url}/v1/embeddings`,
+    // The peer passes it on to the fake, which ignores it: the same header as the direct calls.
+    authorization: 'Bearer none',
+    headers: peer.headers(upstreamUrl),
+  };
+}
+
+/** The peer's package version, so that its figures say what they were measured against. */
+function peerVersion(name: string): string {
+  try {
+    const file = path.resolve(__dirname, '..', 'node_modules', PEERS[name].package, 'package.json');
+    return `${PEERS[name].package} ${(JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version}`;
+  } catch {
+    return PEERS[name].package;
   }
 }
 
 interface Setup {
   direct: Target;
   gateway: Target;
+  peer?: Target;
   apiMetrics: string;
   workerMetrics: string;
   mongo: MongoClient;
 }
 
-async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, mongo }: Setup): Promise<void> {
+/** One target's sequential requests. */
+interface Unloaded {
+  samples: Sample[];
+  stats: Stats;
+  non200: Sample[];
+}
+
+function unloadedOf(samples: Sample[]): Unloaded {
+  return { samples, stats: stats(samples.map((s) => s.ms)), non200: samples.filter((s) => s.status !== 200) };
+}
+
+/** The latency a gateway adds: its percentiles minus the direct ones. */
+function addedBy(through: Stats, direct: Stats): { p50: number; p99: number } {
+  return { p50: through.p50 - direct.p50, p99: through.p99 - direct.p99 };
+}
+
+const loadFailures = (r: AutocannonResult) => r.non2xx + r.errors + r.timeouts;
+
+function statusCodes(r: AutocannonResult): string {
+  return r.statusCodeStats
+    ? Object.entries(r.statusCodeStats)
+        .map(([code, s]) => `${code}: ${s.count}`)
+        .join(', ')
+    : 'n/a';
+}
+
+function countByStatus(samples: Sample[]): Record<number, number> {
+  return samples.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {});
+}
+
+function printSetup(opts: Options, peer: Target | undefined, order: string): void {
   const cpus = os.cpus();
   print('Gateway overhead benchmark');
   print(
@@ -434,37 +544,47 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
   print(
     `  gateway:    1 api + 1 worker, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? '?'}, NODE_ENV=${process.env.BENCH_NODE_ENV ?? '?'}, WORKER_CONCURRENCY=${process.env.BENCH_WORKER_CONCURRENCY ?? '?'}`,
   );
-  print(`  request:    POST /v1/embeddings ${BODY}`);
-  print(`  note:       load generator, fake upstream, api, worker, Redis and FerretDB all share this machine's CPUs`);
-  print();
-
-  // 1. Warm-up: JIT, connection pools, the api's key cache. Fail fast if the gateway does not answer at all.
-  const first = await timeOne(gateway);
-  if (first.status !== 200) {
-    const response = await request(gateway.url, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', authorization: gateway.authorization },
-      body: BODY,
-    });
-    throw new Error(`the gateway answered ${first.status} to the first request: ${await response.body.text()}`);
+  if (peer) {
+    print(
+      `  peer:       ${peer.name} (${peerVersion(peer.name)}), to the same fake upstream by ${Object.keys(peer.headers ?? {}).join(', ')}`,
+    );
   }
-  const warmup = await sequential(gateway, Math.max(0, opts.warmup - 1));
+  print(`  request:    POST /v1/embeddings ${BODY}`);
+  print(`  order:      ${order} in each phase (--first ${opts.first})`);
+  print(
+    `  note:       load generator, fake upstream, api, worker, Redis and FerretDB${peer ? `, ${peer.name}` : ''} all share this machine's CPUs`,
+  );
+  print();
+}
+
+async function run(opts: Options, setup: Setup): Promise<void> {
+  const { direct, gateway, peer, apiMetrics, workerMetrics, mongo } = setup;
+  // The two gateways take turns in the order --first asks for, so that alternating runs can tell order from cost.
+  const pair = peer ? (opts.first === 'peer' ? [peer, gateway] : [gateway, peer]) : [gateway];
+  const shown = peer ? [direct, gateway, peer] : [direct, gateway];
+  printSetup(opts, peer, [direct, ...pair].map((t) => t.name).join(', '));
+
+  // 1. Warm-up: JIT, connection pools, the api's key cache. Fail fast if a gateway does not answer at all.
+  const warmups = new Map<Target, Sample[]>();
+  for (const target of pair) warmups.set(target, await warmUp(target, opts.warmup));
   await sequential(direct, Math.min(200, opts.warmup));
-  const warmupFailures = warmup.filter((s) => s.status !== 200).length;
-  print(`Warm-up: ${opts.warmup} gateway requests (${warmupFailures} non-200), ${Math.min(200, opts.warmup)} direct`);
+  const gatewayWarmup = warmups.get(gateway)!;
+  const warmedUp = pair.map((t) => {
+    const samples = warmups.get(t)!;
+    return `${samples.length} ${t.name} requests (${samples.filter((s) => s.status !== 200).length} non-200)`;
+  });
+  print(`Warm-up: ${warmedUp.join(', ')}, ${Math.min(200, opts.warmup)} direct`);
   print();
 
-  // 2. Unloaded latency: one request at a time, direct first, then through the gateway.
+  // 2. Unloaded latency: one request at a time, direct first, then the gateways in turn.
   const unloadedBefore = await snapshot(apiMetrics, workerMetrics);
-  const directSamples = await sequential(direct, opts.requests);
-  const gatewaySamples = await sequential(gateway, opts.requests);
+  const unloadedRuns = new Map<Target, Unloaded>();
+  for (const target of [direct, ...pair]) unloadedRuns.set(target, unloadedOf(await sequential(target, opts.requests)));
   const unloaded = snapshotSince(await snapshot(apiMetrics, workerMetrics), unloadedBefore);
-  const directStats = stats(directSamples.map((s) => s.ms));
-  const gatewayStats = stats(gatewaySamples.map((s) => s.ms));
-  const directNon200 = directSamples.filter((s) => s.status !== 200).length;
-  const gatewayNon200 = gatewaySamples.filter((s) => s.status !== 200);
-  const added = { p50: gatewayStats.p50 - directStats.p50, p99: gatewayStats.p99 - directStats.p99 };
+  const directStats = unloadedRuns.get(direct)!.stats;
+  const gatewaySamples = unloadedRuns.get(gateway)!.samples;
+  const added = addedBy(unloadedRuns.get(gateway)!.stats, directStats);
+  const peerAdded = peer && addedBy(unloadedRuns.get(peer)!.stats, directStats);
   const headerValues = gatewaySamples.map((s) => Number(s.overheadHeader)).filter((v) => Number.isFinite(v));
   const headerStats = headerValues.length ? stats(headerValues) : undefined;
 
@@ -472,17 +592,20 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
   print(
     table([
       ['', 'p50', 'p90', 'p99', 'mean', 'non-200'],
-      ...(
-        [
-          ['direct to fake', directStats, directNon200],
-          ['through gateway', gatewayStats, gatewayNon200.length],
-        ] as const
-      ).map(([label, s, bad]) => [label, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.mean), String(bad)]),
+      ...shown.map((t) => {
+        const { stats: s, non200 } = unloadedRuns.get(t)!;
+        return [t.label, fmt(s.p50), fmt(s.p90), fmt(s.p99), fmt(s.mean), String(non200.length)];
+      }),
     ]),
   );
   print(`  added by the gateway (difference of percentiles): p50 ${fmt(added.p50)} ms, p99 ${fmt(added.p99)} ms`);
+  if (peer && peerAdded) {
+    print(
+      `  added by ${peer.name} (difference of percentiles): p50 ${fmt(peerAdded.p50)} ms, p99 ${fmt(peerAdded.p99)} ms`,
+    );
+  }
   print(
-    `  x-gateway-overhead-ms of one unloaded request: ${first.overheadHeader ?? 'missing'} (first request); ${gatewaySamples[gatewaySamples.length - 1].overheadHeader ?? 'missing'} (last)`,
+    `  x-gateway-overhead-ms of one unloaded request: ${gatewayWarmup[0].overheadHeader ?? 'missing'} (first request); ${gatewaySamples[gatewaySamples.length - 1].overheadHeader ?? 'missing'} (last)`,
   );
   if (headerStats) {
     print(
@@ -491,58 +614,58 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
   }
   print(`  /metrics gateway_overhead_seconds, this phase: ${describeOverhead(unloaded.overhead)}`);
   print(`  of which (means, api + worker /metrics): ${breakdown(unloaded)}`);
-  if (gatewayNon200.length) {
-    const byStatus = gatewayNon200.reduce<Record<number, number>>(
-      (acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }),
-      {},
-    );
-    print(`  WARNING: non-200 gateway answers by status: ${JSON.stringify(byStatus)}`);
+  for (const target of pair) {
+    const { non200 } = unloadedRuns.get(target)!;
+    if (non200.length)
+      print(`  WARNING: non-200 ${target.name} answers by status: ${JSON.stringify(countByStatus(non200))}`);
   }
   print();
 
-  // 3. Under load: autocannon, direct first, then the gateway.
+  // 3. Under load: autocannon, direct first, then the gateways in turn.
   const tasksBeforeLoad = await taskCounts(mongo, true);
   print(`Under load: autocannon, ${opts.connections} connections for ${opts.duration} s each`);
-  const directLoad = await autocannon(direct, opts);
+  const directLoad = (await loadRun(direct, opts)).result;
+  // Only the gateway's own requests reach its /metrics, so a peer's run within these scrapes changes nothing there.
   const loadBefore = await snapshot(apiMetrics, workerMetrics);
-  const pids = servicePids();
-  const cpuBefore = cpuSeconds(pids);
-  const loadStarted = process.hrtime.bigint();
-  const gatewayLoad = await autocannon(gateway, opts);
-  const cpuDuringLoad = describeCpu(cpuBefore, cpuSeconds(pids), Number(process.hrtime.bigint() - loadStarted) / 1e9);
+  const loads = new Map<Target, LoadRun>();
+  for (const target of pair) loads.set(target, await loadRun(target, opts));
   // 4. The gateway's own view of the load run.
   const whole = await snapshot(apiMetrics, workerMetrics);
   const load = snapshotSince(whole, loadBefore);
   const tasksAfterLoad = await taskCounts(mongo, true);
   const insertProbe = await probeInserts(mongo, 200);
+  const gatewayLoad = loads.get(gateway)!.result;
+  const peerLoad = peer && loads.get(peer)!.result;
+  const loadOf = (t: Target) => (t === direct ? directLoad : loads.get(t)!.result);
 
   print(
     table([
       ['', 'req/s (avg)', 'requests', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'timeouts'],
-      ...([directLoad, gatewayLoad] as const).map((r, i) => [
-        i === 0 ? 'direct to fake' : 'through gateway',
-        fmt(r.requests.average, 1),
-        String(r.requests.total),
-        fmt(r.latency.p50),
-        fmt(r.latency.p99),
-        fmt(r.latency.average),
-        fmt(r.latency.max),
-        String(r['2xx']),
-        String(r.non2xx),
-        String(r.errors),
-        String(r.timeouts),
-      ]),
+      ...shown.map((t) => {
+        const r = loadOf(t);
+        return [
+          t.label,
+          fmt(r.requests.average, 1),
+          String(r.requests.total),
+          fmt(r.latency.p50),
+          fmt(r.latency.p99),
+          fmt(r.latency.average),
+          fmt(r.latency.max),
+          String(r['2xx']),
+          String(r.non2xx),
+          String(r.errors),
+          String(r.timeouts),
+        ];
+      }),
     ]),
   );
-  const gatewayStatuses = gatewayLoad.statusCodeStats
-    ? Object.entries(gatewayLoad.statusCodeStats)
-        .map(([code, s]) => `${code}: ${s.count}`)
-        .join(', ')
-    : 'n/a';
-  print(
-    `  gateway status codes: ${gatewayStatuses}; requests sent ${gatewayLoad.requests.sent} (the ones in flight at the end are cut off)`,
-  );
-  print(`  CPU during the gateway load run (100% = one core of ${os.cpus().length}): ${cpuDuringLoad}`);
+  for (const target of shown.slice(1)) {
+    const { result, cpu } = loads.get(target)!;
+    print(
+      `  ${target.name} status codes: ${statusCodes(result)}; requests sent ${result.requests.sent} (the ones in flight at the end are cut off)`,
+    );
+    print(`  CPU during the ${target.name} load run (100% = one core of ${os.cpus().length}): ${cpu}`);
+  }
   print(`  /metrics gateway_overhead_seconds, load phase: ${describeOverhead(load.overhead)}`);
   print(`  of which (means, api + worker /metrics): ${breakdown(load)}`);
   print(`  /metrics gateway_overhead_seconds, whole run:  ${describeOverhead(whole.overhead)}`);
@@ -551,7 +674,7 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
     `  task records written during the load phase: ${loadTasks} (${countsDelta(tasksAfterLoad, tasksBeforeLoad)}) vs ${gatewayLoad['2xx']} 2xx responses`,
   );
   print(
-    `  task records in all: ${total(tasksAfterLoad)} vs ${1 + warmup.length + gatewaySamples.length + gatewayLoad.requests.sent} gateway requests sent in all`,
+    `  task records in all: ${total(tasksAfterLoad)} vs ${gatewayWarmup.length + gatewaySamples.length + gatewayLoad.requests.sent} gateway requests sent in all`,
   );
   print(
     `  reference: one FerretDB insertOne of a task-sized document (~5 KB, sequential, after the run): p50 ${fmt(insertProbe.p50)} ms, p99 ${fmt(insertProbe.p99)} ms`,
@@ -560,6 +683,14 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
 
   // 5. Summary against the targets (printed, never asserted).
   const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+  const failureRow = (t: Target, label: string) => {
+    const unloadedFailures = unloadedRuns.get(t)!.non200.length;
+    const loadedFailures = loadFailures(loadOf(t));
+    return [label, `${unloadedFailures} / ${loadedFailures}`, '0', verdict(unloadedFailures + loadedFailures === 0)];
+  };
+  // A ratio of added latencies means nothing when the peer's is within noise of zero or below.
+  const addedRatio = (a: number, b: number) => (b > 0 ? ` (${fmt(a / b)}×)` : '');
+  const rps = gatewayLoad.requests.average;
   print('Summary');
   print(
     table([
@@ -570,31 +701,48 @@ async function run(opts: Options, { direct, gateway, apiMetrics, workerMetrics, 
         `≤ ${TARGETS.addedP50Ms} ms`,
         verdict(added.p50 <= TARGETS.addedP50Ms),
       ],
+      ...(peer && peerAdded
+        ? [
+            [
+              `  vs ${peer.name}'s added p50`,
+              `${fmt(added.p50)} vs ${fmt(peerAdded.p50)} ms${addedRatio(added.p50, peerAdded.p50)}`,
+              `≤ ${peer.name}'s`,
+              verdict(added.p50 <= peerAdded.p50),
+            ],
+          ]
+        : []),
       [
         'unloaded added latency p99',
         `${fmt(added.p99)} ms`,
         `≤ ${TARGETS.addedP99Ms} ms`,
         verdict(added.p99 <= TARGETS.addedP99Ms),
       ],
-      [
-        `gateway throughput @ ${opts.connections} conn`,
-        `${fmt(gatewayLoad.requests.average, 1)} req/s`,
-        `≥ ${TARGETS.loadRps} req/s`,
-        verdict(gatewayLoad.requests.average >= TARGETS.loadRps),
-      ],
+      ...(peer && peerAdded
+        ? [[`  (${peer.name} added p50 / p99)`, `${fmt(peerAdded.p50)} / ${fmt(peerAdded.p99)} ms`, '', '']]
+        : []),
+      peer && peerLoad
+        ? [
+            `gateway ÷ ${peer.name} req/s @ ${opts.connections} conn`,
+            `${fmt(rps / peerLoad.requests.average)}× (${fmt(rps, 1)} / ${fmt(peerLoad.requests.average, 1)} req/s)`,
+            `≥ ${TARGETS.peerRpsRatio}×`,
+            verdict(rps >= TARGETS.peerRpsRatio * peerLoad.requests.average),
+          ]
+        : [
+            `gateway throughput @ ${opts.connections} conn`,
+            `${fmt(rps, 1)} req/s`,
+            `≥ ${TARGETS.loadRps} req/s`,
+            verdict(rps >= TARGETS.loadRps),
+          ],
       [`  (direct to fake @ ${opts.connections} conn)`, `${fmt(directLoad.requests.average, 1)} req/s`, '', ''],
-      [
-        `gateway latency under load p50 / p99`,
-        `${fmt(gatewayLoad.latency.p50)} / ${fmt(gatewayLoad.latency.p99)} ms`,
-        '',
-        '',
-      ],
-      [
-        'gateway failures (unloaded / load)',
-        `${gatewayNon200.length} / ${gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts}`,
-        '0',
-        verdict(gatewayNon200.length + gatewayLoad.non2xx + gatewayLoad.errors + gatewayLoad.timeouts === 0),
-      ],
+      ...shown
+        .slice(1)
+        .map((t) => [
+          `${t.name} latency under load p50 / p99`,
+          `${fmt(loadOf(t).latency.p50)} / ${fmt(loadOf(t).latency.p99)} ms`,
+          '',
+          '',
+        ]),
+      ...shown.map((t) => failureRow(t, `${t.name} failures (unloaded / load)`)),
       [
         'task records vs 2xx (load phase)',
         `${loadTasks} / ${gatewayLoad['2xx']}`,

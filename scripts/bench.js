@@ -3,7 +3,8 @@
 // Starts Redis, FerretDB, the fake OpenAI upstream, one api and one worker on free ports under a temp dir, creates an
 // application, runs bench/<name>.ts (extra arguments are passed through), then stops everything and deletes the dir.
 // BENCH_KEEP_TMP=1 keeps the temp dir (and its logs) for a look afterwards; BENCH_NODE_ARGS adds node flags to the
-// api and worker (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// api and worker (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). `overhead --peer portkey` also starts Portkey's
+// gateway in front of the same fake upstream, for a side-by-side run.
 const { spawn, execFile } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -14,8 +15,14 @@ const services = require('./services');
 const { ENTRY_POINTS } = require('./processes');
 
 const root = path.resolve(__dirname, '..');
-const BENCHES = { overhead: 'bench/overhead.ts', 'image-memory': 'bench/image-memory.ts' };
+const BENCHES = {
+  overhead: 'bench/overhead.ts',
+  stages: 'bench/stages.ts',
+  'image-memory': 'bench/image-memory.ts',
+};
 const READY_TIMEOUT_MS = 60_000;
+/** Peer gateways the overhead bench can measure beside this one: `--peer <name>`. */
+const PEERS = { portkey: startPortkey };
 
 /** Everything started so far, stopped in reverse order by cleanup(). */
 const started = [];
@@ -28,9 +35,12 @@ async function main() {
   // --with-limits: the bench application gets a daily and a concurrency limit it never reaches, so every request
   // pays for the admission script and the worker's settle; compare with a run without it.
   const withLimits = rest.includes('--with-limits');
-  const extraArgs = rest.filter((arg) => arg !== '--with-limits');
-  if (!BENCHES[name]) {
-    process.stderr.write(`Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [bench options]\n`);
+  const { peer, args: extraArgs } = takePeer(rest.filter((arg) => arg !== '--with-limits'));
+  if (!BENCHES[name] || (peer !== undefined && (name !== 'overhead' || !PEERS[peer]))) {
+    process.stderr.write(
+      `Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [bench options]\n` +
+        `       node scripts/bench.js overhead --peer <${Object.keys(PEERS).join('|')}> [bench options]\n`,
+    );
     return 2;
   }
   services.ensureNodeModules(root);
@@ -39,7 +49,7 @@ async function main() {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const logFile = (what) => path.join(tmpDir, `${what}.log`);
   fs.chmodSync(tmpDir, 0o711);
-  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, workerPort] = await distinctFreePorts(6);
+  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, workerPort, peerPort] = await distinctFreePorts(7);
   services.log(`temp dir ${tmpDir}`);
 
   const redis = await services.startRedis({
@@ -57,6 +67,7 @@ async function main() {
   });
   started.push(database.postgres, database.ferretDb);
   const fake = await startFake(fakePort, logFile('fake'));
+  const peerProcess = peer && PEERS[peer](peerPort, logFile(peer));
 
   const logLevel = process.env.LOG_LEVEL || 'info';
   const env = gatewayEnv({
@@ -85,9 +96,12 @@ async function main() {
   await Promise.all([
     services.waitFor(() => isReady(apiPort), `api on port ${apiPort}`, api, READY_TIMEOUT_MS),
     services.waitFor(() => isReady(workerPort), `worker on port ${workerPort}`, worker, READY_TIMEOUT_MS),
+    peerProcess &&
+      services.waitFor(() => isReady(peerPort, '/'), `${peer} on port ${peerPort}`, peerProcess, READY_TIMEOUT_MS),
   ]);
   services.log(
-    `api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}`,
+    `api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}` +
+      (peer ? `, ${peer} ${peerPort}` : ''),
   );
 
   const app = await createApp(env, withLimits);
@@ -101,9 +115,11 @@ async function main() {
     BENCH_UPSTREAM_URL: fake.baseUrl,
     BENCH_API_KEY: app.apiKey,
     BENCH_MONGODB_URI: env.MONGODB_URI,
+    BENCH_REDIS_URL: env.REDIS_URL,
     BENCH_LOG_LEVEL: logLevel,
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
     BENCH_NODE_ENV: env.NODE_ENV,
+    ...(peer && { BENCH_PEER_NAME: peer, BENCH_PEER_URL: `http://127.0.0.1:${peerPort}` }),
     // For the per-process CPU figures of the load run.
     BENCH_PIDS: Object.entries({
       api,
@@ -112,6 +128,7 @@ async function main() {
       ferretdb: database.ferretDb,
       postgres: database.postgres,
       fake: fake.child,
+      ...(peer && { [peer]: peerProcess }),
     })
       .map(([what, child]) => `${what}:${child.pid}`)
       .join(','),
@@ -119,6 +136,18 @@ async function main() {
   if (!interrupted)
     reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
   return code;
+}
+
+/** Takes `--peer <name>` (or `--peer=<name>`) out of the bench's arguments. */
+function takePeer(args) {
+  let peer;
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--peer') peer = args[++i] ?? '';
+    else if (args[i].startsWith('--peer=')) peer = args[i].slice('--peer='.length);
+    else rest.push(args[i]);
+  }
+  return { peer, args: rest };
 }
 
 /** The parent environment minus anything that would change routing or storage, plus the bench's settings. */
@@ -185,9 +214,41 @@ function startFake(port, logFile) {
   });
 }
 
-function isReady(port) {
+/**
+ * Portkey's gateway (the @portkey-ai/gateway devDependency), headless, in production mode. It listens on all
+ * interfaces and has no option for a host, so bench/peers/loopback-only.cjs holds it to loopback.
+ */
+function startPortkey(port, logFile) {
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      './bench/peers/loopback-only.cjs',
+      'node_modules/@portkey-ai/gateway/build/start-server.js',
+      `--port=${port}`,
+      '--headless',
+    ],
+    { cwd: root, env: peerEnv(), stdio: ['ignore', out, out] },
+  );
+  started.push(child);
+  fs.closeSync(out);
+  return child;
+}
+
+/** The parent environment without what would send Portkey elsewhere (a proxy) or turn on its Redis cache. */
+function peerEnv() {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(https?_proxy|REDIS_CONNECTION_STRING|PORT|ENVIRONMENT)$/i.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, NODE_ENV: 'production' };
+}
+
+function isReady(port, urlPath = '/health/ready') {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/health/ready', timeout: 2000 }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, timeout: 2000 }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });
@@ -273,7 +334,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 main()
   .catch((error) => {
     process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-    for (const what of ['api', 'worker', 'fake']) {
+    for (const what of ['api', 'worker', 'fake', ...Object.keys(PEERS)]) {
       const lines = tmpDir ? tail(path.join(tmpDir, `${what}.log`)) : '';
       if (lines) process.stderr.write(`--- last lines of ${what}.log ---\n${lines}\n`);
     }

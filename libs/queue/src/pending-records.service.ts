@@ -83,11 +83,17 @@ export class PendingRecords {
 
   /** The record is written: the task leaves the backlog and its outcome key goes (GET /v1/tasks reads MongoDB now). */
   async settle(taskId: string): Promise<void> {
+    await this.settleEach([taskId]);
+  }
+
+  /** `settle` for several tasks, in one round trip. */
+  async settleEach(taskIds: string[]): Promise<void> {
+    if (taskIds.length === 0) return;
     const replies = await this.redis
       .multi()
-      .hdel(this.keys.pendingRecords(), taskId)
-      .zrem(this.keys.recordsDue(), taskId)
-      .del(this.keys.outcome(taskId))
+      .hdel(this.keys.pendingRecords(), ...taskIds)
+      .zrem(this.keys.recordsDue(), ...taskIds)
+      .del(...taskIds.map((taskId) => this.keys.outcome(taskId)))
       .exec();
     const failure = replies?.find(([error]) => error)?.[0];
     if (failure) throw failure;

@@ -5,6 +5,7 @@ import { ModuleRef } from '@nestjs/core';
 import { Worker } from 'bullmq';
 import { Logger } from 'pino';
 import { QUEUE_PROCESSORS, QueueProcessor } from '../processors/queue-processor';
+import { PromptWorker } from './prompt-worker';
 import { TaskRunner } from './task-runner.service';
 import { TASK_SERVICES } from './task-services';
 
@@ -56,7 +57,8 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private startWorker(processor: QueueProcessor): Worker {
-    const worker = new Worker(processor.queue, (job) => processor.process(job as never), {
+    const worker = new PromptWorker(processor.queue, (job) => processor.process(job as never), {
+      autorun: false,
       connection: bullConnection(this.config, 'worker'),
       prefix: this.config.REDIS_PREFIX,
       concurrency: processor.concurrency ?? this.config.WORKER_CONCURRENCY,
@@ -69,6 +71,7 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
     worker.on('stalled', (jobId) =>
       this.logger.warn({ queue: processor.queue, taskId: jobId }, 'job stalled; it will run again'),
     );
+    worker.run().catch((error: Error) => worker.emit('error', error));
     return worker;
   }
 }

@@ -44,10 +44,8 @@ export class RecordBacklog implements OnApplicationBootstrap, BeforeApplicationS
       for (;;) {
         const limit = this.failing ? 1 : CLAIM_LIMIT;
         const due = await this.pending.claimDue(now, limit, CLAIM_MS);
-        for (const entry of due) {
-          await this.recorder.write(entry);
-          written++;
-        }
+        await this.recorder.write(due);
+        written += due.length;
         this.failing = false;
         if (due.length < limit) break;
       }

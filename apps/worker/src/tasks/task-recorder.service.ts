@@ -1,24 +1,36 @@
 import { LOGGER } from '@gateway/common';
 import { readFiledRecord, TasksRepository } from '@gateway/db';
-import { PendingRecord, PendingRecords, TaskOutcome } from '@gateway/queue';
+import { PendingRecord, PendingRecords } from '@gateway/queue';
 import { WebhookJobs } from '@gateway/webhooks';
-import { Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 
 /**
  * After a failed write the worker leaves new records to the backlog this long: each write to an absent database
- * waits out the driver's server selection (seconds), and the job would hold its slot meanwhile.
+ * waits out the driver's server selection (seconds), and a batch would keep piling up meanwhile.
  */
 const BACK_OFF_MS = 5_000;
+/**
+ * Delivered tasks wait this long for others to share their write. One record costs FerretDB (and PostgreSQL behind
+ * it) about as much as ten in one batch, and that CPU is what the next callers wait for (bench/README.md).
+ */
+const BATCH_WINDOW_MS = 20;
+/** A batch this large is written at once. */
+const MAX_BATCH = 200;
 
 /**
- * Writes a delivered task's MongoDB record, then its webhook job (the event describes the record), then takes it
+ * Writes delivered tasks' MongoDB records, then their webhook jobs (the event describes the record), then takes them
  * out of the backlog (PendingRecords). Every step is idempotent per task id, so a write repeated after a crash or by
- * the backlog records and notifies once.
+ * the backlog records and notifies once. Records of tasks this worker just delivered are written together, off the
+ * job's path: until then the filed record in Redis answers GET /v1/tasks, and the backlog writes whatever a batch
+ * could not.
  */
 @Injectable()
-export class TaskRecorder {
+export class TaskRecorder implements BeforeApplicationShutdown {
   private backOffUntil = 0;
+  private batch: PendingRecord[] = [];
+  private timer?: NodeJS.Timeout;
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -27,37 +39,58 @@ export class TaskRecorder {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Writes a pending record. */
-  async write({ taskId, record: filed, outcome }: PendingRecord): Promise<void> {
-    const { record, notify } = readFiledRecord(filed);
-    await this.tasks.record({ ...record, result: outcome?.ok ? outcome.body : undefined });
-    if (notify)
-      await this.webhookJobs.enqueue(
-        record.appId,
-        taskId,
-        record.status === 'succeeded' ? 'task.succeeded' : 'task.failed',
-      );
-    await this.pending.settle(taskId);
+  /** Writes pending records; rejects if any step fails, leaving them all pending. */
+  async write(entries: PendingRecord[]): Promise<void> {
+    if (entries.length === 0) return;
+    const filed = entries.map((entry) => ({ ...readFiledRecord(entry.record), entry }));
+    await this.tasks.recordEach(
+      filed.map(({ record, entry }) => ({ ...record, result: entry.outcome?.ok ? entry.outcome.body : undefined })),
+    );
+    for (const { record, notify, entry } of filed) {
+      if (!notify) continue;
+      const event = record.status === 'succeeded' ? 'task.succeeded' : 'task.failed';
+      await this.webhookJobs.enqueue(record.appId, entry.taskId, event);
+    }
+    await this.pending.settleEach(entries.map(({ taskId }) => taskId));
   }
 
   /**
-   * The delivering worker's own attempt, right after the delivery. A failure (MongoDB away) is not the task's: the
-   * record backlog writes it once MongoDB is back, as it does every record while writes back off.
+   * The delivering worker's own write, batched with the records it delivers in the next BATCH_WINDOW_MS. A failure
+   * (MongoDB away) is not the tasks': the record backlog writes them once MongoDB is back, as it does every record
+   * while writes back off.
    */
-  async writeNow(taskId: string, filed: string, outcome: TaskOutcome): Promise<void> {
+  writeSoon(entry: PendingRecord): void {
     if (Date.now() < this.backOffUntil) return;
-    try {
-      await this.write({ taskId, record: filed, outcome });
-    } catch (error) {
-      this.backOffUntil = Date.now() + BACK_OFF_MS;
-      this.logger.warn({ taskId, err: (error as Error).message }, 'task record deferred to the record backlog');
-    }
+    this.batch.push(entry);
+    if (this.batch.length >= MAX_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), BATCH_WINDOW_MS);
   }
 
   /** After a rerun found its job already delivered: writes the record if it is still pending; the outcome, if kept. */
-  async writePending(taskId: string): Promise<TaskOutcome | null> {
+  async writePending(taskId: string): Promise<PendingRecord['outcome']> {
     const entry = await this.pending.find(taskId);
-    if (entry) await this.write(entry);
+    if (entry) await this.write([entry]);
     return entry?.outcome ?? null;
+  }
+
+  /** Jobs have stopped (JobPickup closes first): what they delivered is written before connections close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.flush();
+    await Promise.all(this.writing);
+  }
+
+  private flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const entries = this.batch;
+    this.batch = [];
+    if (entries.length === 0) return;
+    const writing = this.write(entries)
+      .catch((error: Error) => {
+        this.backOffUntil = Date.now() + BACK_OFF_MS;
+        this.logger.warn({ tasks: entries.length, err: error.message }, 'task records deferred to the record backlog');
+      })
+      .finally(() => this.writing.delete(writing));
+    this.writing.add(writing);
   }
 }

@@ -125,7 +125,7 @@ export class TaskRunner {
       ),
     });
     if (!delivered) return this.finishDelivered(data.taskId);
-    await this.recorder.writeNow(data.taskId, filed, outcome);
+    this.recorder.writeSoon({ taskId: data.taskId, record: filed, outcome });
 
     const labels = {
       queue,

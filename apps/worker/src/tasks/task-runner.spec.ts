@@ -1,6 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { EmbeddingsJob, FinishedTask, OutcomeDelivery, QueueName, TaskOutcome } from '@gateway/queue';
+import { EmbeddingsJob, FinishedTask, OutcomeDelivery, PendingRecord, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
@@ -26,7 +26,7 @@ function fakes(steps: Step[], earlier?: TaskOutcome) {
       wasDelivered: async () => earlier !== undefined,
     },
     recorder: {
-      writeNow: async (_taskId: string, filed: string) => void steps.push(['record', JSON.parse(filed)]),
+      writeSoon: (entry: PendingRecord) => void steps.push(['record', JSON.parse(entry.record)]),
       writePending: async (taskId: string) => {
         steps.push(['recordPending', taskId]);
         return earlier ?? null;

@@ -107,6 +107,24 @@ export class FeedPages {
     return places;
   }
 
+  /** Numbers records of any applications and days, in their order: one `place` per application and day. */
+  async placeEach(feed: FeedName, records: { appId: string; day: string }[]): Promise<FeedPlace[]> {
+    const groups = new Map<string, number[]>();
+    records.forEach(({ appId, day }, index) => {
+      const key = `${appId}|${day}`;
+      groups.set(key, [...(groups.get(key) ?? []), index]);
+    });
+    const places: FeedPlace[] = new Array<FeedPlace>(records.length);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const { appId, day } = records[indexes[0]];
+        const placed = await this.place(feed, appId, day, indexes.length);
+        indexes.forEach((index, i) => (places[index] = placed[i]));
+      }),
+    );
+    return places;
+  }
+
   private async increment(key: string, by: number): Promise<number> {
     const replies = await this.redis.client.multi().incrby(key, by).expire(key, COUNTER_TTL_SECONDS).exec();
     if (!replies) throw new Error(`Redis discarded the MULTI incrementing ${key}`);
@@ -117,12 +135,19 @@ export class FeedPages {
 
   /** Files a record at its place in a feed: what listings show. Idempotent per record id; the first filing stays. */
   async file(feed: FeedName, record: FeedRecord, place: FeedPlace): Promise<void> {
-    await this.rowInserter.insert({
-      _id: `${feed}|${record._id}`,
-      page: place.page,
-      seq: place.seq,
-      row: JSON.stringify(record),
-    });
+    await this.fileEach(feed, [{ record, place }]);
+  }
+
+  /** Files records at their places, in one write. */
+  async fileEach(feed: FeedName, filings: { record: FeedRecord; place: FeedPlace }[]): Promise<void> {
+    await this.rowInserter.insertMany(
+      filings.map(({ record, place }) => ({
+        _id: `${feed}|${record._id}`,
+        page: place.page,
+        seq: place.seq,
+        row: JSON.stringify(record),
+      })),
+    );
   }
 
   /** Deletes the rows filed under one page; returns how many. */

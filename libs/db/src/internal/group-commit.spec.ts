@@ -19,8 +19,8 @@ describe('GroupCommitInserter on the embedded database', () => {
     const collection = module.get<Connection>(getConnectionToken()).collection('group_commit');
     await collection.insertMany([{ _id: 'a' }, { _id: 'c' }] as never);
     const inserter = new GroupCommitInserter<{ _id: string }>(() => collection as never);
-    // One batch: the first insert starts the flush, the rest queue behind it and go together.
-    const results = await Promise.all(['x', 'a', 'b', 'c', 'd'].map((_id) => inserter.insert({ _id })));
+    // One batch: the inserts of one turn go together.
+    const results = await inserter.insertMany(['x', 'a', 'b', 'c', 'd'].map((_id) => ({ _id })));
     expect(results).toEqual([true, false, true, false, true]);
     const ids = (await collection.find({}).toArray()).map((doc) => doc._id).sort();
     expect(ids).toEqual(['a', 'b', 'c', 'd', 'x']);

@@ -10,9 +10,10 @@ interface Pending<T> {
 const DUPLICATE_KEY = 11000;
 
 /**
- * Inserts documents with group commit: an insert arriving while another is in flight joins the next batch,
- * so an idle process writes at once and a busy one writes in few round trips. A duplicate _id counts as
- * written: it means an earlier attempt of the same job already recorded it.
+ * Inserts documents with group commit: the inserts of one turn of the event loop go together, and an insert
+ * arriving while another batch is in flight joins the next one, so an idle process writes at once and a busy one
+ * writes in few round trips. A duplicate _id counts as written: it means an earlier attempt of the same job already
+ * recorded it.
  */
 export class GroupCommitInserter<T extends Document> {
   private queue: Pending<T>[] = [];
@@ -26,12 +27,18 @@ export class GroupCommitInserter<T extends Document> {
   insert(doc: T): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.queue.push({ doc, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      this.flushing = true;
+      queueMicrotask(() => void this.flush());
     });
   }
 
+  /** Inserts documents in one batch (with any others of this turn); tells for each whether it was new. */
+  insertMany(docs: T[]): Promise<boolean[]> {
+    return Promise.all(docs.map((doc) => this.insert(doc)));
+  }
+
   private async flush(): Promise<void> {
-    this.flushing = true;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {

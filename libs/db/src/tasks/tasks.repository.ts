@@ -62,12 +62,26 @@ export class TasksRepository {
    * a record that can be read always has its body until retention removes it; the feed row last, and from the
    * record that was kept when an earlier attempt got there first.
    */
-  async record({ result, ...task }: NewTaskRecord): Promise<void> {
-    const [place] = await this.feeds.place('tasks', task.appId, task.day, 1);
-    if (result !== undefined) await this.resultInserter.insert({ _id: task._id, page: place.page, body: result });
-    const inserted = await this.taskInserter.insert(task);
-    const kept = inserted ? task : await this.findById(task._id);
-    if (kept) await this.feeds.file('tasks', kept, place);
+  async record(task: NewTaskRecord): Promise<void> {
+    await this.recordEach([task]);
+  }
+
+  /** Records finished tasks as `record` does, each step one write for all of them. */
+  async recordEach(records: NewTaskRecord[]): Promise<void> {
+    const places = await this.feeds.placeEach('tasks', records);
+    const results = records.flatMap(({ _id, result }, i) =>
+      result === undefined ? [] : [{ _id, page: places[i].page, body: result }],
+    );
+    await this.resultInserter.insertMany(results);
+    const tasks = records.map(({ result: _result, ...task }) => task);
+    const inserted = await this.taskInserter.insertMany(tasks);
+    const kept = await Promise.all(
+      tasks.map((task, i) => (inserted[i] ? Promise.resolve(task) : this.findById(task._id))),
+    );
+    await this.feeds.fileEach(
+      'tasks',
+      kept.flatMap((record, i) => (record ? [{ record, place: places[i] }] : [])),
+    );
   }
 
   /** A task of this application; another application's task id reads as absent. */

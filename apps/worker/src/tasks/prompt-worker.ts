@@ -1,0 +1,96 @@
+import { Job, Worker } from 'bullmq';
+
+/** After a failed fetch (Redis away and the command refused), the loop asks again this much later. */
+const FETCH_RETRY_MS = 1_000;
+/**
+ * While the job it fetched last is younger than this, the loop does not fetch: a quick job (an embedding, a short
+ * chat) is over by then and fetches its successor itself on completion. Slow jobs cost at most this much each in
+ * reaching full concurrency.
+ */
+const FETCH_PAUSE_MS = 5;
+
+/**
+ * A BullMQ Worker whose fetch loop stays out of a quick job's way. BullMQ's own loop fetches until the queue answers
+ * empty before it starts any job it fetched, so on a quiet queue each job waited for one more moveToActive round trip
+ * and its upstream call competed with two more fetches for the event loop and Redis (bench/README.md, "Stages").
+ * Here a job starts as soon as it is fetched, and the next fetch waits until that job has finished or FETCH_PAUSE_MS
+ * have passed. Everything else is BullMQ's: getNextJob (marker wake-up, moveToActive and the job's lock), processJob
+ * (lock renewal, completion or failure with retries, and the next job fetched on completion), the stalled checker
+ * and close(), which waits for this loop as it waits for BullMQ's own. Rate limiting is not supported here.
+ */
+export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
+  private active = 0;
+  private slotFreed?: () => void;
+
+  override async run(): Promise<void> {
+    if (this.running) throw new Error('Worker is already running.');
+    this.running = true;
+    try {
+      if (this.closing || this.paused) return;
+      await this.startStalledCheckTimer();
+      if (!this.opts.skipLockRenewal) this.lockManager.start();
+      this.mainLoopRunning = this.fetchLoop();
+      await this.mainLoopRunning;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async fetchLoop(): Promise<void> {
+    let tokens = 0;
+    while (!this.closing && !this.paused) {
+      if (this.active >= this.concurrency) {
+        await this.slotFreedOrAfter();
+        continue;
+      }
+      const token = `${this.id}:${tokens++}`;
+      let job: Job<D, R> | undefined;
+      try {
+        job = await this.getNextJob(token);
+      } catch (error) {
+        if (!this.closing) {
+          this.emit('error', error as Error);
+          await new Promise((resolve) => setTimeout(resolve, FETCH_RETRY_MS));
+        }
+        continue;
+      }
+      if (!job) continue;
+      this.start(job, token);
+      await this.slotFreedOrAfter(FETCH_PAUSE_MS);
+    }
+    while (this.active > 0) await this.slotFreedOrAfter();
+  }
+
+  /** Processes a job in a slot of its own, or in the slot of the job whose completion fetched it. */
+  private start(job: Job<D, R>, token: string, inheritedSlot = false): void {
+    if (!inheritedSlot) this.active++;
+    this.processJob(job, token, () => this.active <= this.concurrency).then(
+      (next) => {
+        if (next) this.start(next, next.token ?? token, true);
+        else this.release();
+      },
+      (error: Error) => {
+        this.release();
+        if (!this.closing) this.emit('error', error);
+      },
+    );
+  }
+
+  private release(): void {
+    this.active--;
+    const wake = this.slotFreed;
+    this.slotFreed = undefined;
+    wake?.();
+  }
+
+  /** Resolves once a job gives its slot back, or after `ms` when given. */
+  private slotFreedOrAfter(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      this.slotFreed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
