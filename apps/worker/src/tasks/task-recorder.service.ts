@@ -11,10 +11,11 @@ import { Logger } from 'pino';
  */
 const BACK_OFF_MS = 5_000;
 /**
- * Delivered tasks wait this long for others to share their write. One record costs FerretDB (and PostgreSQL behind
- * it) about as much as ten in one batch, and that CPU is what the next callers wait for (bench/README.md).
+ * Delivered tasks wait this long for others to share their write. A record written alone costs the worker, FerretDB
+ * and PostgreSQL about as much CPU as a batch of dozens, and on a small machine that CPU is taken from the callers
+ * of the moment (bench/README.md, "Stages"). Until the write, the filed record in Redis answers GET /v1/tasks.
  */
-const BATCH_WINDOW_MS = 20;
+const BATCH_WINDOW_MS = 250;
 /** A batch this large is written at once. */
 const MAX_BATCH = 200;
 
