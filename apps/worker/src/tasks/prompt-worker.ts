@@ -3,20 +3,21 @@ import { Job, Worker } from 'bullmq';
 /** After a failed fetch (Redis away and the command refused), the loop asks again this much later. */
 const FETCH_RETRY_MS = 1_000;
 /**
- * While the job it fetched last is younger than this, the loop does not fetch: a quick job (an embedding, a short
- * chat) is over by then and fetches its successor itself on completion. Slow jobs cost at most this much each in
- * reaching full concurrency.
+ * A job that came to an empty queue is likely alone: until it has finished, or this long, the loop does not fetch
+ * again. A quick job (an embedding, a short chat) is over by then, and fetches its successor itself on completion.
+ * Jobs fetched from a backlog are started one after the other without a pause.
  */
 const FETCH_PAUSE_MS = 5;
 
 /**
  * A BullMQ Worker whose fetch loop stays out of a quick job's way. BullMQ's own loop fetches until the queue answers
  * empty before it starts any job it fetched, so on a quiet queue each job waited for one more moveToActive round trip
- * and its upstream call competed with two more fetches for the event loop and Redis (bench/README.md, "Stages").
- * Here a job starts as soon as it is fetched, and the next fetch waits until that job has finished or FETCH_PAUSE_MS
- * have passed. Everything else is BullMQ's: getNextJob (marker wake-up, moveToActive and the job's lock), processJob
- * (lock renewal, completion or failure with retries, and the next job fetched on completion), the stalled checker
- * and close(), which waits for this loop as it waits for BullMQ's own. Rate limiting is not supported here.
+ * and its upstream call competed with two more fetches for the event loop and Redis (bench/README.md, "Where an
+ * unloaded request's time goes"). Here a job starts as soon as it is fetched, and after a job that came to an empty
+ * queue the next fetch waits until that job has finished or FETCH_PAUSE_MS have passed. Everything else is BullMQ's:
+ * getNextJob (marker wake-up, moveToActive and the job's lock), processJob (lock renewal, completion or failure with
+ * retries, and the next job fetched on completion), the stalled checker and close(), which waits for this loop as it
+ * waits for BullMQ's own. Rate limiting is not supported here.
  */
 export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   private active = 0;
@@ -38,6 +39,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
 
   private async fetchLoop(): Promise<void> {
     let tokens = 0;
+    let queueWasEmpty = true;
     while (!this.closing && !this.paused) {
       if (this.active >= this.concurrency) {
         await this.slotFreedOrAfter();
@@ -54,9 +56,13 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
         }
         continue;
       }
-      if (!job) continue;
+      if (!job) {
+        queueWasEmpty = true;
+        continue;
+      }
       this.start(job, token);
-      await this.slotFreedOrAfter(FETCH_PAUSE_MS);
+      if (queueWasEmpty) await this.slotFreedOrAfter(FETCH_PAUSE_MS);
+      queueWasEmpty = false;
     }
     while (this.active > 0) await this.slotFreedOrAfter();
   }
