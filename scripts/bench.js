@@ -4,7 +4,8 @@
 // application, runs bench/<name>.ts (extra arguments are passed through), then stops everything and deletes the dir.
 // BENCH_KEEP_TMP=1 keeps the temp dir (and its logs) for a look afterwards; BENCH_NODE_ARGS adds node flags to the
 // api and worker (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). `overhead --peer portkey` also starts Portkey's
-// gateway in front of the same fake upstream, for a side-by-side run.
+// gateway in front of the same fake upstream, for a side-by-side run. `--workers N` starts N workers instead of one
+// (bench:held picks its own number).
 const { spawn, execFile } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -15,12 +16,28 @@ const services = require('./services');
 const { ENTRY_POINTS } = require('./processes');
 
 const root = path.resolve(__dirname, '..');
+/**
+ * The benches: a file, or a file and what the bench needs of the stack beyond one worker on the defaults, from its
+ * own arguments (`setup`): `env` for the api and the workers, `fakeArgs` for the fake upstream, `workers`, and
+ * `fdLimit`, the open-files limit of every Node process of the run.
+ */
 const BENCHES = {
   overhead: 'bench/overhead.ts',
   stages: 'bench/stages.ts',
   'image-memory': 'bench/image-memory.ts',
+  held: { file: 'bench/held.ts', setup: heldSetup },
+  soak: 'bench/soak.ts',
 };
+/**
+ * Held calls one worker of bench:held takes at once (WORKER_CONCURRENCY) with as many upstream connections
+ * (UPSTREAM_CONNECTIONS): two workers hold 10,000 upstream calls together.
+ */
+const UPSTREAM_CONNECTIONS_PER_WORKER = 5_000;
+/** bench:held's sockets: 10,000 callers, as many api connections and upstream calls, and the fake's side of those. */
+const HELD_FD_LIMIT = 65536;
 const READY_TIMEOUT_MS = 60_000;
+/** Workers boot together and share the CPUs: each one past the first gets this much longer to become ready. */
+const READY_TIMEOUT_PER_WORKER_MS = 3_000;
 /** Peer gateways the overhead bench can measure beside this one: `--peer <name>`. */
 const PEERS = { portkey: startPortkey };
 
@@ -35,21 +52,36 @@ async function main() {
   // --with-limits: the bench application gets a daily and a concurrency limit it never reaches, so every request
   // pays for the admission script and the worker's settle; compare with a run without it.
   const withLimits = rest.includes('--with-limits');
-  const { peer, args: extraArgs } = takePeer(rest.filter((arg) => arg !== '--with-limits'));
-  if (!BENCHES[name] || (peer !== undefined && (name !== 'overhead' || !PEERS[peer]))) {
+  const { value: peer, args: afterPeer } = takeOption(
+    rest.filter((arg) => arg !== '--with-limits'),
+    'peer',
+  );
+  const { value: workersOption, args: extraArgs } = takeOption(afterPeer, 'workers');
+  const bench = benchOf(name);
+  const workersWanted = workersOption === undefined ? undefined : Number(workersOption);
+  if (
+    !bench ||
+    (peer !== undefined && (name !== 'overhead' || !PEERS[peer])) ||
+    (workersWanted !== undefined && !(Number.isInteger(workersWanted) && workersWanted >= 1 && workersWanted <= 64))
+  ) {
     process.stderr.write(
-      `Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [bench options]\n` +
+      `Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [--workers 1-64] [bench options]\n` +
         `       node scripts/bench.js overhead --peer <${Object.keys(PEERS).join('|')}> [bench options]\n`,
     );
     return 2;
   }
+  const setup = { workers: 1, fakeArgs: [], env: {}, ...bench.setup?.(extraArgs, workersWanted) };
+  if (workersWanted !== undefined) setup.workers = workersWanted;
   services.ensureNodeModules(root);
   services.ensureBuilt(root);
 
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const logFile = (what) => path.join(tmpDir, `${what}.log`);
   fs.chmodSync(tmpDir, 0o711);
-  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, workerPort, peerPort] = await distinctFreePorts(7);
+  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, peerPort, ...workerPorts] = await distinctFreePorts(
+    6 + setup.workers,
+  );
+  const [workerPort] = workerPorts;
   services.log(`temp dir ${tmpDir}`);
 
   const redis = await services.startRedis({
@@ -66,7 +98,7 @@ async function main() {
     logDir: tmpDir,
   });
   started.push(database.postgres, database.ferretDb);
-  const fake = await startFake(fakePort, logFile('fake'));
+  const fake = await startFake(fakePort, logFile('fake'), setup);
   const peerProcess = peer && PEERS[peer](peerPort, logFile(peer));
 
   const logLevel = process.env.LOG_LEVEL || 'info';
@@ -87,28 +119,43 @@ async function main() {
     UPSTREAM_OPENAI_BASE_URL: fake.baseUrl,
     // The fake ignores it; set so the gateway sends the same Authorization header as the direct calls.
     UPSTREAM_OPENAI_API_KEY: 'none',
+    ...setup.env,
   });
 
-  const api = startNode(ENTRY_POINTS.api, env, logFile('api'));
+  const api = startNode(ENTRY_POINTS.api, env, logFile('api'), setup.fdLimit);
   started.push(api);
-  const worker = startNode(ENTRY_POINTS.worker, env, logFile('worker'));
-  started.push(worker);
+  const workers = workerPorts.map((port, i) => {
+    const what = workerName(i);
+    const child = startNode(ENTRY_POINTS.worker, { ...env, WORKER_PORT: String(port) }, logFile(what), setup.fdLimit);
+    started.push(child);
+    return { what, port, child };
+  });
   await Promise.all([
     services.waitFor(() => isReady(apiPort), `api on port ${apiPort}`, api, READY_TIMEOUT_MS),
-    services.waitFor(() => isReady(workerPort), `worker on port ${workerPort}`, worker, READY_TIMEOUT_MS),
+    ...workers.map(({ what, port, child }) =>
+      services.waitFor(
+        () => isReady(port),
+        `${what} on port ${port}`,
+        child,
+        READY_TIMEOUT_MS + (workers.length - 1) * READY_TIMEOUT_PER_WORKER_MS,
+      ),
+    ),
     peerProcess &&
       services.waitFor(() => isReady(peerPort, '/'), `${peer} on port ${peerPort}`, peerProcess, READY_TIMEOUT_MS),
   ]);
   services.log(
-    `api ${apiPort}, worker ${workerPort}, redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}` +
+    `api ${apiPort}, ${workers.length === 1 ? 'worker' : `${workers.length} workers from`} ${workerPort}, ` +
+      `redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}` +
       (peer ? `, ${peer} ${peerPort}` : ''),
   );
+  const settings = Object.entries(setup.env).map(([key, value]) => `${key}=${value}`);
+  if (settings.length) services.log(`bench settings: ${settings.join(' ')}`);
 
   const app = await createApp(env, withLimits);
   services.log(
     `application limits: ${withLimits ? 'daily 1000000000, concurrency 10000 (checked on every request)' : 'none'}`,
   );
-  const code = await runBench(BENCHES[name], extraArgs, {
+  const code = await runBench(bench.file, extraArgs, setup.fdLimit, {
     ...process.env,
     BENCH_API_URL: `http://127.0.0.1:${apiPort}`,
     BENCH_WORKER_URL: `http://127.0.0.1:${workerPort}`,
@@ -118,12 +165,16 @@ async function main() {
     BENCH_REDIS_URL: env.REDIS_URL,
     BENCH_LOG_LEVEL: logLevel,
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
+    BENCH_WORKERS: String(workers.length),
+    // Unset: the configuration's default, which the bench reads from libs/common/src/config/env.ts.
+    ...(env.SYNC_TIMEOUT_MS && { BENCH_SYNC_TIMEOUT_MS: env.SYNC_TIMEOUT_MS }),
+    BENCH_SETTINGS: settings.join(' '),
     BENCH_NODE_ENV: env.NODE_ENV,
     ...(peer && { BENCH_PEER_NAME: peer, BENCH_PEER_URL: `http://127.0.0.1:${peerPort}` }),
     // For the per-process CPU figures of the load run.
     BENCH_PIDS: Object.entries({
       api,
-      worker,
+      ...Object.fromEntries(workers.map(({ what, child }) => [what, child])),
       redis,
       ferretdb: database.ferretDb,
       postgres: database.postgres,
@@ -133,21 +184,63 @@ async function main() {
       .map(([what, child]) => `${what}:${child.pid}`)
       .join(','),
   });
-  if (!interrupted)
-    reportLogProblems({ api: logFile('api'), worker: logFile('worker'), 'fake upstream': logFile('fake') });
+  if (!interrupted) {
+    reportLogProblems({
+      api: logFile('api'),
+      ...Object.fromEntries(workers.map(({ what }) => [what, logFile(what)])),
+      'fake upstream': logFile('fake'),
+    });
+  }
   return code;
 }
 
-/** Takes `--peer <name>` (or `--peer=<name>`) out of the bench's arguments. */
-function takePeer(args) {
-  let peer;
+/** A bench's entry as an object, whether BENCHES names its file alone or more. */
+function benchOf(name) {
+  if (!Object.hasOwn(BENCHES, name)) return undefined;
+  const entry = BENCHES[name];
+  return typeof entry === 'string' ? { file: entry } : entry;
+}
+
+/** The first worker is `worker`, as with one; the others `worker-2`, `worker-3`, … (their logs, BENCH_PIDS). */
+function workerName(index) {
+  return index === 0 ? 'worker' : `worker-${index + 1}`;
+}
+
+/** Takes `--<name> <value>` (or `--<name>=<value>`) out of the bench's arguments. */
+function takeOption(args, name) {
+  let value;
   const rest = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--peer') peer = args[++i] ?? '';
-    else if (args[i].startsWith('--peer=')) peer = args[i].slice('--peer='.length);
+    if (args[i] === `--${name}`) value = args[++i] ?? '';
+    else if (args[i].startsWith(`--${name}=`)) value = args[i].slice(`--${name}=`.length);
     else rest.push(args[i]);
   }
-  return { peer, args: rest };
+  return { value, args: rest };
+}
+
+/**
+ * bench:held: --requests synchronous calls held at once against an upstream that answers after --upstream-ms. All
+ * of them should be in flight upstream together, so it runs enough workers, each taking as many jobs as its upstream
+ * pool has connections; the fake holds each answer; and the sockets need more than the usual 1024 open files.
+ * The sync wait and the upstream timeout stay at their defaults (300 s, 120 s) unless the run needs longer: a slower
+ * upstream, or fewer workers (`--workers`), whose jobs then go upstream in waves.
+ */
+function heldSetup(args, workersWanted) {
+  const requests = Number(takeOption(args, 'requests').value ?? 10_000);
+  const upstreamMs = Number(takeOption(args, 'upstream-ms').value ?? 20_000);
+  const workers = workersWanted ?? Math.max(1, Math.ceil(requests / UPSTREAM_CONNECTIONS_PER_WORKER));
+  const waves = Math.ceil(requests / (workers * UPSTREAM_CONNECTIONS_PER_WORKER));
+  return {
+    workers,
+    fakeArgs: ['--latency-ms', String(upstreamMs)],
+    fdLimit: HELD_FD_LIMIT,
+    env: {
+      WORKER_CONCURRENCY: String(UPSTREAM_CONNECTIONS_PER_WORKER),
+      UPSTREAM_CONNECTIONS: String(UPSTREAM_CONNECTIONS_PER_WORKER),
+      ...(upstreamMs + 30_000 > 120_000 && { UPSTREAM_TIMEOUT_MS: String(upstreamMs + 30_000) }),
+      ...(waves * upstreamMs + 60_000 > 300_000 && { SYNC_TIMEOUT_MS: String(waves * upstreamMs + 60_000) }),
+    },
+  };
 }
 
 /** The parent environment minus anything that would change routing or storage, plus the bench's settings. */
@@ -167,11 +260,11 @@ async function distinctFreePorts(count) {
   return [...ports];
 }
 
-function startNode(script, env, logFile, args = []) {
+function startNode(script, env, logFile, fdLimit) {
   const out = fs.openSync(logFile, 'a');
   // BENCH_NODE_ARGS reach the api and the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a run.
   const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  const child = spawnWithFdLimit(fdLimit, process.execPath, [...nodeArgs, script], {
     cwd: root,
     env,
     stdio: ['ignore', out, out],
@@ -180,12 +273,23 @@ function startNode(script, env, logFile, args = []) {
   return child;
 }
 
+/**
+ * spawn(), through bash when `fdLimit` is set: the open-files limit raised to it (only the soft one, up to the hard
+ * limit, where raising the hard one is not allowed), then exec, so that the child's pid is the command's own.
+ */
+function spawnWithFdLimit(fdLimit, command, args, options) {
+  if (!fdLimit) return spawn(command, args, options);
+  const raise = `ulimit -n ${fdLimit} 2>/dev/null || ulimit -Sn hard; exec "$@"`;
+  return spawn('bash', ['-c', raise, 'bash', command, ...args], options);
+}
+
 /** The fake upstream prints its base URL (…/v1) once it listens. */
-function startFake(port, logFile) {
+function startFake(port, logFile, { fakeArgs, fdLimit }) {
   const err = fs.openSync(logFile, 'a');
-  const child = spawn(
+  const child = spawnWithFdLimit(
+    fdLimit,
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', 'test/fakes/openai-fake.ts', '--port', String(port)],
+    ['-r', 'ts-node/register/transpile-only', 'test/fakes/openai-fake.ts', '--port', String(port), ...fakeArgs],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', err],
@@ -276,13 +380,18 @@ function createApp(env, withLimits) {
   });
 }
 
-function runBench(file, args, env) {
+function runBench(file, args, fdLimit, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', file, ...args], {
-      cwd: root,
-      env,
-      stdio: 'inherit',
-    });
+    const child = spawnWithFdLimit(
+      fdLimit,
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', file, ...args],
+      {
+        cwd: root,
+        env,
+        stdio: 'inherit',
+      },
+    );
     started.push(child);
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { Response } from 'undici';
 
@@ -372,8 +373,17 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-// `node openai-fake.js --port N` runs it standalone (benchmarks, manual tries).
+// `node openai-fake.js --port N [--latency-ms M]` runs it standalone (benchmarks, manual tries); --latency-ms holds
+// every answer that long (bench:held's slow upstream), and without it answers come at once.
 if (require.main === module) {
-  const port = Number(process.argv[process.argv.indexOf('--port') + 1] || 0);
-  void new OpenAiFake().start(port).then((fake) => process.stdout.write(`${fake.baseUrl}\n`));
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '0' }, 'latency-ms': { type: 'string', default: '0' } },
+  });
+  const port = Number(values.port);
+  const delayMs = Number(values['latency-ms']);
+  if (!Number.isInteger(port) || !Number.isInteger(delayMs) || delayMs < 0) {
+    process.stderr.write('usage: openai-fake.ts [--port N] [--latency-ms M]\n');
+    process.exit(2);
+  }
+  void new OpenAiFake({ delayMs }).start(port).then((fake) => process.stdout.write(`${fake.baseUrl}\n`));
 }

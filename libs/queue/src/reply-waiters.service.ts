@@ -14,6 +14,9 @@ export interface OutcomeLookup {
 }
 export const OUTCOME_LOOKUP = Symbol('OUTCOME_LOOKUP');
 
+/** Waits re-checked per pipelined read of their jobs. */
+const RECHECK_BATCH = 500;
+
 /** The reply channel's connection, as far as the waiters use it. */
 export type ReplySubscriber = Pick<Redis, 'on' | 'subscribe' | 'disconnect'>;
 
@@ -137,23 +140,40 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
     await this.recheck(stale, 'periodic');
   }
 
-  /** Resolves waits whose job already finished although no reply reached this instance. */
+  /**
+   * Resolves waits whose job already finished although no reply reached this instance. Most waits re-checked are
+   * simply still running: one pipelined read per batch tells them apart, so thousands of held calls cost the api a
+   * few round trips per sweep, and only a finished job's outcome is looked up.
+   */
   private async recheck(taskIds: string[], reason: string): Promise<void> {
     if (taskIds.length === 0) return;
     this.sweeping = true;
     try {
-      for (const taskId of taskIds) {
-        const waiter = this.pending.get(taskId);
-        if (!waiter) continue;
-        const outcome = await this.finishedOutcome(waiter.queue, taskId).catch(() => null);
-        if (outcome) {
-          this.logger.info({ taskId, reason }, 'task outcome recovered by re-check');
-          this.take(taskId)?.resolve(outcome);
+      for (let start = 0; start < taskIds.length; start += RECHECK_BATCH) {
+        for (const [queue, batch] of this.byQueue(taskIds.slice(start, start + RECHECK_BATCH))) {
+          const running = await this.queues.stillRunning(queue, batch).catch(() => new Set(batch));
+          for (const taskId of batch) {
+            if (running.has(taskId) || !this.pending.has(taskId)) continue;
+            const outcome = await this.finishedOutcome(queue, taskId).catch(() => null);
+            if (!outcome) continue;
+            this.logger.info({ taskId, reason }, 'task outcome recovered by re-check');
+            this.take(taskId)?.resolve(outcome);
+          }
         }
       }
     } finally {
       this.sweeping = false;
     }
+  }
+
+  /** The still pending waits among `taskIds`, by queue. */
+  private byQueue(taskIds: string[]): Map<TaskQueueName, string[]> {
+    const groups = new Map<TaskQueueName, string[]>();
+    for (const taskId of taskIds) {
+      const waiter = this.pending.get(taskId);
+      if (waiter) groups.set(waiter.queue, [...(groups.get(waiter.queue) ?? []), taskId]);
+    }
+    return groups;
   }
 
   private async finishedOutcome(queue: TaskQueueName, taskId: string): Promise<TaskOutcome | null> {

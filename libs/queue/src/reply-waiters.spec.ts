@@ -42,12 +42,20 @@ class FakeOutcomes implements OutcomeLookup {
   }
 }
 
-/** BullMQ jobs by id, with the two fields the re-check reads. */
+/** BullMQ jobs by id, with the two fields the re-check reads; a job that delivered its outcome is not running. */
 class FakeQueues {
   readonly jobs = new Map<string, { finishedOn?: number; failedReason?: string }>();
 
+  constructor(private readonly outcomes: FakeOutcomes) {}
+
   of() {
     return { getJob: (taskId: string) => Promise.resolve(this.jobs.get(taskId)) };
+  }
+
+  stillRunning(_queue: string, taskIds: string[]): Promise<Set<string>> {
+    const running = (taskId: string) =>
+      this.jobs.has(taskId) && !this.jobs.get(taskId)?.finishedOn && !this.outcomes.known.has(taskId);
+    return Promise.resolve(new Set(taskIds.filter(running)));
   }
 }
 
@@ -61,7 +69,7 @@ describe('ReplyWaiters', () => {
     jest.useFakeTimers();
     subscriber = new FakeSubscriber();
     outcomes = new FakeOutcomes();
-    queues = new FakeQueues();
+    queues = new FakeQueues(outcomes);
     waiters = new ReplyWaiters(config, queues as unknown as TaskQueues, outcomes, pino({ level: 'silent' }));
     await waiters.listen(subscriber as unknown as ReplySubscriber);
   });

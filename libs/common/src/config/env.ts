@@ -90,7 +90,7 @@ export class Env {
   @Type(() => Number)
   @IsInt()
   @Min(1)
-  @Max(1000)
+  @Max(10_000)
   WORKER_CONCURRENCY = 64;
 
   /** BullMQ attempts for failures other than a final provider answer (e.g. a database hiccup). */
@@ -110,6 +110,13 @@ export class Env {
   @IsInt()
   @Min(100)
   UPSTREAM_TIMEOUT_MS = 120_000;
+
+  /** Connections one worker process keeps to each OpenAI-compatible upstream origin; calls beyond them queue. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(20_000)
+  UPSTREAM_CONNECTIONS = 512;
 
   /** Retries per route for network errors, 429 and 5xx before the next route is tried. */
   @Type(() => Number)

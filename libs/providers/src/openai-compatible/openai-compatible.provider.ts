@@ -51,7 +51,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.UPSTREAM_TIMEOUT_MS;
-    this.agent = upstreamAgent(config.UPSTREAM_TIMEOUT_MS, 512);
+    this.agent = upstreamAgent(config.UPSTREAM_TIMEOUT_MS, config.UPSTREAM_CONNECTIONS);
   }
 
   async onModuleDestroy(): Promise<void> {
