@@ -46,8 +46,8 @@ const HEALTH_EVERY_MS = 50;
 const IDLE_PROBE_MS = 2000;
 /** Files a process needs besides the held calls' sockets: its Redis, MongoDB and probe connections, its own files. */
 const FD_MARGIN = 200;
-/** Upstream connections of one worker's openai-compatible provider (as in scripts/bench.js). */
-const UPSTREAM_CONNECTIONS_PER_WORKER = 512;
+/** Calls one worker takes at once, each on an upstream connection of its own (as in scripts/bench.js). */
+const UPSTREAM_CONNECTIONS_PER_WORKER = 5_000;
 
 interface Options {
   requests: number;

@@ -14,6 +14,8 @@ export interface OutcomeLookup {
 }
 export const OUTCOME_LOOKUP = Symbol('OUTCOME_LOOKUP');
 
+/** Held callers answered per turn of the event loop when replies come in a burst. */
+const REPLIES_PER_TURN = 16;
 /** Waits re-checked per pipelined read of their jobs. */
 const RECHECK_BATCH = 500;
 
@@ -39,6 +41,8 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
   /** Where workers publish this instance's outcomes; every job it dispatches carries it as `replyTo`. */
   readonly channel: string;
   private readonly pending = new Map<string, Waiter>();
+  /** Replies taken from the channel whose callers are still to be answered, oldest first. */
+  private answering: (() => void)[] = [];
   private subscriber?: ReplySubscriber;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
@@ -122,7 +126,21 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
       this.logger.warn('unreadable message on the reply channel');
       return;
     }
-    this.take(reply.taskId)?.resolve(reply.outcome);
+    const waiter = this.take(reply.taskId);
+    if (!waiter) return;
+    this.answering.push(() => waiter.resolve(reply.outcome));
+    // After the rest of the messages read with this one, so that a burst is seen whole.
+    if (this.answering.length === 1) void Promise.resolve().then(() => this.answerSome());
+  }
+
+  /**
+   * Answers REPLIES_PER_TURN held callers, and the rest in later turns of the event loop. Replies come in bursts (a
+   * wave of upstream answers) and each answer is a response to write; answered all in one turn, they would keep
+   * /health/live and new requests waiting for the whole burst (bench/README.md, "Held connections").
+   */
+  private answerSome(): void {
+    for (const answer of this.answering.splice(0, REPLIES_PER_TURN)) answer();
+    if (this.answering.length > 0) setImmediate(() => this.answerSome());
   }
 
   private take(taskId: string): Waiter | undefined {

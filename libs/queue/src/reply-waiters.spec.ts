@@ -102,6 +102,23 @@ describe('ReplyWaiters', () => {
     expect(waiters.waiting).toBe(0);
   });
 
+  it('answers a burst of replies sixteen callers per turn of the event loop', async () => {
+    jest.useRealTimers();
+    const ids = Array.from({ length: 40 }, (_, i) => `task_${i}`);
+    let answered = 0;
+    for (const id of ids) void waitFor(id).then(() => answered++);
+    const settle = async () => {
+      for (let tick = 0; tick < 10; tick++) await Promise.resolve();
+    };
+    for (const id of ids) subscriber.publish(encodeOutcome(id, succeeded));
+    await settle();
+    expect(answered).toBe(16);
+    // The rest go in later turns, after whatever I/O is waiting.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(40);
+    expect(waiters.waiting).toBe(0);
+  });
+
   it('ignores a reply for a task nobody here waits for, and an unreadable message', async () => {
     const answer = waitFor('task_a');
     subscriber.publish(encodeOutcome('task_other', succeeded));
