@@ -136,6 +136,8 @@ export class TaskSubmitter {
     http.reply.raw.once('close', onClose);
     try {
       const outcome = await this.dispatcher.dispatchAndWait(submission.endpoint.queue, payload, onEnqueued);
+      // An outcome proves the job exists, and its reply can overtake the acknowledgement of the add.
+      http.reply.header('x-task-id', payload.taskId);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
       http.reply.header('content-type', 'application/json; charset=utf-8');
