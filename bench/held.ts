@@ -4,8 +4,8 @@
  * to be in flight upstream together and raises the open-files limit of every process; see bench/README.md).
  *
  * A warm-up round of --warmup (500) held calls goes first, so that the hold finds the api's code compiled and its
- * pools open. The calls are opened in batches (--batch, 500), each once the previous batch's sockets have connected
- * and the api had --pause-ms (250) with them, so the listen backlog never overflows. Until the last one is answered,
+ * pools open. The calls are opened in batches (--batch, 100), each once the previous batch's sockets have connected
+ * and the api had --pause-ms (100) with them, so the listen backlog never overflows. Until the last one is answered,
  * the api's resident memory is sampled from /proc every 250 ms, its /metrics scraped every second (prom-client's
  * event-loop delay, reset by each scrape, and the held callers it counts) and /health/live polled every 50 ms from a
  * thread of its own. Prints every outcome and the figures beside the targets; asserts nothing.
@@ -92,8 +92,8 @@ function options(): Options {
       requests: { type: 'string', default: '10000' },
       warmup: { type: 'string', default: '500' },
       'upstream-ms': { type: 'string', default: '20000' },
-      batch: { type: 'string', default: '500' },
-      'pause-ms': { type: 'string', default: '250' },
+      batch: { type: 'string', default: '100' },
+      'pause-ms': { type: 'string', default: '100' },
     },
     strict: true,
     allowPositionals: false,
