@@ -11,13 +11,14 @@
  * Options: --requests N (sequential requests per target, 2000), --warmup N (500), --connections N (50),
  * --duration S (10), --first gateway|peer (which of the two gateways goes first in each phase, gateway).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
+import { cpuSeconds as processCpuSeconds } from './shared';
 
 // Against a peer, throughput is a ratio to the peer's (the same machine and load); without one, an absolute floor.
 const TARGETS = { loadRps: 1000, peerRpsRatio: 1.3, addedP50Ms: 1.5, addedP99Ms: 6 };
@@ -224,10 +225,10 @@ interface LoadRun {
 /** One autocannon run, with the CPU the services used meanwhile. */
 async function loadRun(target: Target, opts: Options): Promise<LoadRun> {
   const pids = servicePids();
-  const before = cpuSeconds(pids);
+  const before = cpuSecondsOf(pids);
   const started = process.hrtime.bigint();
   const result = await autocannon(target, opts);
-  return { result, cpu: describeCpu(before, cpuSeconds(pids), Number(process.hrtime.bigint() - started) / 1e9) };
+  return { result, cpu: describeCpu(before, cpuSecondsOf(pids), Number(process.hrtime.bigint() - started) / 1e9) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -387,31 +388,14 @@ function servicePids(): [string, number][] {
 }
 
 /** User + system CPU seconds per service so far (Linux /proc; empty elsewhere). */
-function cpuSeconds(pids: [string, number][]): Map<string, number> {
-  const ticks = clockTicks();
+function cpuSecondsOf(pids: [string, number][]): Map<string, number> {
   const times = new Map<string, number>();
   for (const [name, pid] of pids) {
-    try {
-      // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      times.set(name, (Number(fields[11]) + Number(fields[12])) / ticks);
-    } catch {
-      // Not Linux, or the process is gone: leave it out.
-    }
+    const seconds = processCpuSeconds(pid);
+    // Not Linux, or the process is gone: leave it out.
+    if (Number.isFinite(seconds)) times.set(name, seconds);
   }
   return times;
-}
-
-let cachedClockTicks: number | undefined;
-function clockTicks(): number {
-  if (cachedClockTicks === undefined) {
-    try {
-      cachedClockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      cachedClockTicks = 100;
-    }
-  }
-  return cachedClockTicks;
 }
 
 function describeCpu(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
