@@ -27,6 +27,7 @@ import {
   print,
   printMachine,
   rssMb,
+  runBench,
   servicePids,
   Stats,
   stats,
@@ -492,11 +493,4 @@ async function main(): Promise<void> {
   printSummary(opts, calls, peak.api, held);
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(
-      `held bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  })
-  .finally(() => agent.destroy());
+runBench('held', main, () => agent.destroy());

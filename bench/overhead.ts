@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
-import { cpuSeconds as processCpuSeconds } from './shared';
+import { cpuSeconds as processCpuSeconds, runBench } from './shared';
 
 // Against a peer, throughput is a ratio to the peer's (the same machine and load); without one, an absolute floor.
 const TARGETS = { loadRps: 1000, peerRpsRatio: 1.3, addedP50Ms: 1.5, addedP99Ms: 6 };
@@ -739,11 +739,4 @@ async function run(opts: Options, setup: Setup): Promise<void> {
     print(`  (the throughput target is stated for 50 connections; this run used ${opts.connections})`);
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(
-      `overhead bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  })
-  .finally(() => agent.close());
+runBench('overhead', main, () => agent.close());

@@ -129,3 +129,15 @@ export function printMachine(): void {
   );
   if (process.env.BENCH_SETTINGS) print(`  set by the bench: ${process.env.BENCH_SETTINGS}`);
 }
+
+/** Runs a bench's main: a failure is printed with its stack and sets exit code 1; `cleanup` runs either way. */
+export function runBench(name: string, main: () => Promise<void>, cleanup?: () => unknown): void {
+  main()
+    .catch((error) => {
+      process.stderr.write(
+        `${name} bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exitCode = 1;
+    })
+    .finally(() => cleanup?.());
+}

@@ -26,6 +26,7 @@ import {
   print,
   printMachine,
   rssMb,
+  runBench,
   servicePids,
   Stats,
   stats,
@@ -537,11 +538,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(
-      `soak bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  })
-  .finally(() => agent.close());
+runBench('soak', main, () => agent.close());

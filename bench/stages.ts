@@ -22,6 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { Agent, request } from 'undici';
+import { runBench } from './shared';
 
 const BODY = JSON.stringify({ model: 'text-embedding-v4', input: 'the quick brown fox', dimensions: 256 });
 
@@ -206,7 +207,4 @@ async function main(): Promise<void> {
   print(`  ${(all / count).toFixed(2).padStart(6)}  in all`);
 }
 
-main().catch((error) => {
-  process.stderr.write(`stages bench failed: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`);
-  process.exitCode = 1;
-});
+runBench('stages', main);

@@ -189,7 +189,10 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
     const groups = new Map<TaskQueueName, string[]>();
     for (const taskId of taskIds) {
       const waiter = this.pending.get(taskId);
-      if (waiter) groups.set(waiter.queue, [...(groups.get(waiter.queue) ?? []), taskId]);
+      if (!waiter) continue;
+      const group = groups.get(waiter.queue);
+      if (group) group.push(taskId);
+      else groups.set(waiter.queue, [taskId]);
     }
     return groups;
   }

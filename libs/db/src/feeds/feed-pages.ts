@@ -112,7 +112,9 @@ export class FeedPages {
     const groups = new Map<string, number[]>();
     records.forEach(({ appId, day }, index) => {
       const key = `${appId}|${day}`;
-      groups.set(key, [...(groups.get(key) ?? []), index]);
+      const group = groups.get(key);
+      if (group) group.push(index);
+      else groups.set(key, [index]);
     });
     const places: FeedPlace[] = new Array<FeedPlace>(records.length);
     await Promise.all(
