@@ -132,7 +132,7 @@ export const FAULTS = {
     },
   },
   'upstream-hang': {
-    title: 'every upstream hangs past UPSTREAM_TIMEOUT_MS',
+    title: 'every upstream hangs past UPSTREAM_TIMEOUT_MS and UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS',
     async inject(deployment, settings, signal) {
       deployment.setUpstreamMode('hanging');
       try {
@@ -215,6 +215,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     settings: {
       SYNC_TIMEOUT_MS: settings.syncTimeoutMs,
       UPSTREAM_TIMEOUT_MS: settings.upstreamTimeoutMs,
+      // Image generations have their own deadline (300 s by default), which the hang must also outlast.
+      UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: settings.upstreamTimeoutMs,
       JOB_LOCK_MS: settings.jobLockMs,
     },
   });

@@ -96,8 +96,8 @@ describe('POST /v1/images/edits through upstream providers', () => {
     dashscope.failWhen(() => true, { status: 400, code: 'DataInspectionFailed' });
     const response = await edit(DASHSCOPE_MODEL, { n: 2 });
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('InvalidParameter');
-    expect(response.body.error.message).toContain('DataInspectionFailed');
+    expect(response.body.error.code).toBe('ContentRejected');
+    expect(response.body.error.message).toContain('content inspection refused the input');
     expect(await recordsOf(response)).toEqual([]);
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
     expect(task.body).toMatchObject({ status: 'failed', cost: 0 });

@@ -108,7 +108,7 @@ describe('webhooks', () => {
     await waitUntil(() => receiver.delivered(failedTask).length === 1, 'the failure webhook');
     expect(receiver.delivered(failedTask)[0].body).toMatchObject({
       type: 'task.failed',
-      data: { status: 'failed', error: { code: 'InvalidParameter' } },
+      data: { status: 'failed', error: { code: 'ContentRejected' } },
     });
   });
 

@@ -3,29 +3,51 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { renderFakeEdit } from './openai-fake';
+import {
+  DASHSCOPE_ANSWER_FIELDS,
+  DASHSCOPE_CODE_FOR_STATUS,
+  DASHSCOPE_DEFAULT_LATENCY_MS,
+  DASHSCOPE_ERRORS,
+  DASHSCOPE_IMAGE_LIMITS,
+  DASHSCOPE_IMAGE_MODELS,
+  DASHSCOPE_RATE_WINDOW_MS,
+  DashScopeImageModel,
+} from './upstream-rules';
 
 export const GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
 
 /** What a scripted failure answers instead of an image. */
 export interface DashScopeFailure {
-  /** HTTP status; 500 by default. */
+  /** HTTP status: the documented one for `code`, else 500. 200 with a `code` is an error answer on a success status. */
   status?: number;
-  /** DashScope error code; by default the one DashScope uses for `status` (Throttling.RateQuota for 429, …). */
+  /** DashScope error code; by default the documented one for `status` (DASHSCOPE_CODE_FOR_STATUS). */
   code?: string;
   message?: string;
   /** Seconds, sent as Retry-After. */
   retryAfter?: number;
   /** Destroy the socket without answering. */
   dropConnection?: boolean;
+  /** Generate (and count) the image, then never answer: a caller's timeout after the upstream did the work. */
+  hangAfterGeneration?: boolean;
+}
+
+/** What a scripted download failure does instead of serving the file. */
+export interface DownloadFailure {
+  /** Never answer, so the caller's download deadline passes. */
+  hang?: boolean;
+  /** Answer this status (500 by default) without the file. */
+  status?: number;
 }
 
 export interface DashScopeFakeOptions {
   /** Bearer key the fake requires; without one, any Bearer key is accepted but a missing one is still a 401. */
   apiKey?: string;
-  /** Delay before answering each generation, in ms. */
+  /** Delay before answering each generation, in ms (DASHSCOPE_DEFAULT_LATENCY_MS by default; 0 for none). */
   delayMs?: number;
-  /** Report a rewritten prompt as a text item beside the image when prompt_extend is not false. */
-  revisedPrompt?: (text: string) => string;
+  /** Delay before serving each result file, in ms. */
+  downloadDelayMs?: number;
+  /** Generation starts allowed per DASHSCOPE_RATE_WINDOW_MS; more answer 429 Throttling.RateQuota. Unlimited if unset. */
+  rateLimitPerSecond?: number;
   /** Pad each served file to this many bytes (zeros after the PNG's end), to exercise download caps. */
   fileBytes?: number;
   /** Serve files without Content-Length (chunked), so only a streaming cap can catch an oversized one. */
@@ -34,25 +56,41 @@ export interface DashScopeFakeOptions {
   holdFiles?: (seed: number) => boolean;
 }
 
+/** One input image as the fake received it. */
+export interface ReceivedImage {
+  /** A data URI in the body, or a URL the fake fetched as the service would. */
+  source: 'data' | 'url';
+  url?: string;
+  mime?: string;
+  /** Bytes of the image itself (decoded from base64, or as fetched). */
+  bytes?: number;
+  width?: number;
+  height?: number;
+}
+
 /** One generation request as the fake received it. */
 export interface DashScopeCall {
   /** 1-based arrival number, the `k` of failCall. */
   index: number;
   model?: string;
-  /** The instruction text, if the request had exactly one. */
+  /** The instruction text as used: cut to DASHSCOPE_IMAGE_LIMITS.maxTextChars, as the service does. */
   text?: string;
+  /** Body bytes and its Content-Type header. */
+  bodyBytes: number;
+  contentType?: string;
   imageCount: number;
-  /**
-   * Decoded inputs in request order, filled once the request passed the key check, scripted failures and shape
-   * checks; an input that is not a decodable data URI has no width/height.
-   */
-  images: { mime?: string; width?: number; height?: number }[];
+  /** Inputs in request order, filled once the request passed the key check, scripted failures and shape checks. */
+  images: ReceivedImage[];
   parameters: Record<string, unknown>;
   at: number;
-  /** HTTP status answered; absent while in flight or when the connection was dropped. */
+  /** The request_id answered. */
+  requestId: string;
+  /** HTTP status answered; absent while in flight or when the connection was dropped or held. */
   status?: number;
   /** The DashScope error code answered, for failures. */
   code?: string;
+  /** Whether an image was generated (billed by the real service), answered or not. */
+  generated?: boolean;
   /** On success: the first output's URL, size and the seed that made it. */
   output?: { url: string; width: number; height: number; seed: number };
 }
@@ -73,36 +111,33 @@ type GenerationRequest = {
 
 type ContentItem = { image?: string; text?: string };
 
-const DEFAULT_CODES: Record<number, string> = {
-  400: 'InvalidParameter',
-  401: 'InvalidApiKey',
-  403: 'AccessDenied',
-  404: 'ModelNotFound',
-  429: 'Throttling.RateQuota',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-};
+const MAX_SEED = DASHSCOPE_IMAGE_LIMITS.seedRange.max;
+const PARAMETERS = ['n', 'size', 'seed', 'negative_prompt', 'prompt_extend', 'watermark'];
 
-const DEFAULT_MESSAGES: Record<string, string> = {
-  InvalidApiKey: 'Invalid API-key provided.',
-  DataInspectionFailed: 'Input data may contain inappropriate content.',
-  'Throttling.RateQuota': 'Requests rate limit exceeded, please try again later.',
-  InternalError: 'An internal error has occured, please try again later or contact service support.',
-};
-
-const MAX_SEED = 2147483647;
+/** A request the service refuses: the status and documented code it answers, with its message. */
+class Refusal {
+  constructor(
+    readonly code: string,
+    readonly message = DASHSCOPE_ERRORS[code]?.message ?? code,
+    readonly status = DASHSCOPE_ERRORS[code]?.status ?? 400,
+  ) {}
+}
 
 /**
- * DashScope's native multimodal-generation endpoint (the qwen-image-edit family) over real HTTP: DashScope's
- * request and answer shapes and error bodies ({request_id, code, message}), real PNG outputs served from
- * GET /files/<id>.png on the same server, every request recorded, and scripted failures. An output is the last
- * input resized to `size` (or to about 1024×1024 keeping its aspect) under a tint chosen by the seed, so a given
- * seed always gives the same image.
+ * DashScope's native multimodal-generation endpoint (the qwen-image-edit family) over real HTTP, as strict as the
+ * documentation (upstream-rules.ts, DASHSCOPE_*): Content-Type, body size, per-model parameters and ranges, input
+ * formats and sizes (URL inputs are fetched, as the service fetches them), exact error codes, answers with only
+ * the documented fields, and a realistic delay by default. Real PNG outputs are served from GET /files/<id>.png on
+ * the same server; every request is recorded, failures of generations and downloads can be scripted. An output is
+ * the last input resized to `size` rounded to multiples of 16 (or to about 1024×1024 keeping its aspect) under a
+ * tint chosen by the seed, so a given seed always gives the same image.
  */
 export class DashScopeFake {
   readonly calls: DashScopeCall[] = [];
-  /** Ids of the files downloaded, in order. */
+  /** Ids of the files served, in order. */
   readonly downloads: string[] = [];
+  /** Download requests of any outcome, in order, with what was done. */
+  readonly downloadAttempts: { id: string; outcome: 'served' | 'failed' | 'hung' | 'held' }[] = [];
   /** Ids of the downloads held unanswered by `holdFiles`. */
   readonly held: string[] = [];
   private readonly fileSeeds = new Map<string, number>();
@@ -111,12 +146,20 @@ export class DashScopeFake {
   private server?: Server;
   private nextFailures: (DashScopeFailure & { times: number })[] = [];
   private persistentFailures: { match: (call: DashScopeCall) => boolean; failure: DashScopeFailure }[] = [];
+  private downloadFailures: (DownloadFailure & { times: number })[] = [];
   private readonly files = new Map<string, Buffer>();
 
   constructor(readonly options: DashScopeFakeOptions = {}) {}
 
   /** The upstream's root, as UPSTREAM_DASHSCOPE_BASE_URL takes it; set by start(). */
   url = '';
+
+  /** Images generated, which the real service bills, whether or not the answer reached the caller. */
+  get generations(): number {
+    return this.calls
+      .filter((call) => call.generated)
+      .reduce((sum, call) => sum + (typeof call.parameters.n === 'number' ? call.parameters.n : 1), 0);
+  }
 
   setDelay(ms: number): void {
     this.options.delayMs = ms;
@@ -137,6 +180,11 @@ export class DashScopeFake {
     this.persistentFailures.push({ match, failure });
   }
 
+  /** The next `times` (default 1) result downloads fail. */
+  failDownloads(failure: DownloadFailure & { times?: number } = {}): void {
+    this.downloadFailures.push({ ...failure, times: failure.times ?? 1 });
+  }
+
   /** The bytes of a served file, by the URL the fake answered. */
   fileAt(url: string): Buffer | undefined {
     return this.files.get(fileId(url));
@@ -145,9 +193,11 @@ export class DashScopeFake {
   reset(): void {
     this.calls.length = 0;
     this.downloads.length = 0;
+    this.downloadAttempts.length = 0;
     this.held.length = 0;
     this.nextFailures = [];
     this.persistentFailures = [];
+    this.downloadFailures = [];
     this.files.clear();
     this.fileSeeds.clear();
     this.maxInFlight = 0;
@@ -172,82 +222,102 @@ export class DashScopeFake {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? '').split('?')[0];
-    if (req.method === 'GET' && path.startsWith('/files/')) return this.serveFile(path, res);
+    if (req.method === 'GET' && path.startsWith('/files/')) {
+      req.resume();
+      return this.serveFile(path, res);
+    }
+    const limit = DASHSCOPE_IMAGE_LIMITS.maxBodyBytes;
+    const chunks: Buffer[] = [];
+    let bodyBytes = 0;
+    for await (const chunk of req) {
+      bodyBytes += (chunk as Buffer).length;
+      if (bodyBytes <= limit) chunks.push(chunk as Buffer);
+    }
     if (req.method !== 'POST' || path !== GENERATION_PATH) {
       return send(res, 404, errorBody('NotFound', `The requested resource ${req.method} ${path} was not found.`));
     }
-    // JSON null parses too; the shape checks refuse it.
-    let body: GenerationRequest | null;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      return send(res, 400, errorBody('InvalidParameter', 'The request body is not valid JSON.'));
-    }
-    const content = body?.input?.messages?.[0]?.content;
-    const items: ContentItem[] = Array.isArray(content) ? content : [];
-    const texts = items.filter((item) => typeof item?.text === 'string');
     const call: DashScopeCall = {
       index: this.calls.length + 1,
-      model: body?.model,
-      text: texts.length === 1 ? texts[0].text : undefined,
-      imageCount: items.filter((item) => item?.image !== undefined).length,
+      bodyBytes,
+      contentType: req.headers['content-type'],
+      imageCount: 0,
       images: [],
-      parameters: { ...(body?.parameters ?? {}) },
+      parameters: {},
       at: Date.now(),
+      requestId: requestId(),
     };
     this.calls.push(call);
-    const answer = (
-      status: number,
-      payload: { code?: string } & Record<string, unknown>,
-      headers: Record<string, string> = {},
-    ) => {
+    const answer = (status: number, payload: Record<string, unknown>, headers: Record<string, string> = {}) => {
       call.status = status;
-      call.code = payload.code;
+      call.code = typeof payload.code === 'string' ? payload.code : undefined;
       send(res, status, payload, headers);
     };
+    const refuse = (refusal: Refusal, headers?: Record<string, string>) =>
+      answer(refusal.status, { request_id: call.requestId, code: refusal.code, message: refusal.message }, headers);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      if (this.options.delayMs) await new Promise((r) => setTimeout(r, this.options.delayMs));
+      const delayMs = this.options.delayMs ?? DASHSCOPE_DEFAULT_LATENCY_MS.generation;
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      if (!bearer || (this.options.apiKey && bearer !== this.options.apiKey)) {
-        return answer(401, errorBody('InvalidApiKey', DEFAULT_MESSAGES.InvalidApiKey));
+      if (!bearer || (this.options.apiKey && bearer !== this.options.apiKey))
+        return refuse(new Refusal('InvalidApiKey'));
+      if (bodyBytes > limit) return refuse(new Refusal('BadRequest.TooLarge'));
+      if (mediaType(call.contentType) !== DASHSCOPE_IMAGE_LIMITS.contentType)
+        return refuse(new Refusal('UnsupportedMediaType'));
+      if (this.throttled(call)) return refuse(new Refusal('Throttling.RateQuota'));
+      // JSON null parses too; the shape checks refuse it.
+      let body: GenerationRequest | null;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return refuse(new Refusal('InvalidParameter', 'The request body is not valid JSON.'));
       }
+      const content = body?.input?.messages?.[0]?.content;
+      const items: ContentItem[] = Array.isArray(content) ? content : [];
+      const texts = items.filter((item) => typeof item?.text === 'string');
+      call.model = body?.model;
+      call.text =
+        texts.length === 1 ? [...texts[0].text!].slice(0, DASHSCOPE_IMAGE_LIMITS.maxTextChars).join('') : undefined;
+      call.imageCount = items.filter((item) => item?.image !== undefined).length;
+      call.parameters = { ...(body?.parameters ?? {}) };
+
       const failure = this.scriptedFailure(call);
-      if (failure) {
+      if (failure && !failure.hangAfterGeneration) {
+        if (delayMs) await sleep(delayMs);
         if (failure.dropConnection) return void req.socket.destroy();
-        const status = failure.status ?? 500;
-        const code = failure.code ?? DEFAULT_CODES[status] ?? 'InternalError';
+        const status = failure.status ?? (failure.code ? DASHSCOPE_ERRORS[failure.code]?.status : undefined) ?? 500;
+        const code = failure.code ?? DASHSCOPE_CODE_FOR_STATUS[status] ?? 'InternalError';
         const headers: Record<string, string> =
           failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
-        return answer(
-          status,
-          errorBody(code, failure.message ?? DEFAULT_MESSAGES[code] ?? `Scripted failure ${code}.`),
-          headers,
-        );
+        return refuse(new Refusal(code, failure.message ?? DASHSCOPE_ERRORS[code]?.message, status), headers);
       }
-      const problem = invalidRequest(body, items);
-      if (problem) return answer(400, errorBody('InvalidParameter', problem));
+      const invalid = invalidRequest(body, items);
+      if (invalid) return refuse(invalid);
       const inputs = await Promise.all(
-        items
-          .map((item) => item.image)
-          .filter((image) => image !== undefined)
-          .map((image) => decodeDataUri(image)),
+        items.filter((item) => item.image !== undefined).map((item) => receive(item.image!)),
       );
-      call.images = inputs.map(({ mime, width, height }) => ({ mime, width, height }));
-      const undecodable = inputs.findIndex((input) => !input.data);
-      if (undecodable >= 0)
-        return answer(
-          400,
-          errorBody('InvalidParameter', `The image at position ${undecodable + 1} is not a decodable image data URI.`),
-        );
-      return answer(200, await this.generate(call, inputs[inputs.length - 1]));
+      call.images = inputs.map(({ data: _data, ...received }) => received);
+      const badInput = inputs.findIndex((input) => input.refusal);
+      if (badInput >= 0) return refuse(inputs[badInput].refusal!);
+      if (delayMs) await sleep(delayMs);
+      const generated = await this.generate(call, inputs[inputs.length - 1]);
+      if (failure?.hangAfterGeneration) return; // answered never; the caller's deadline passes
+      return answer(200, generated);
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** More generation starts than the per-second limit within the window (only when rateLimitPerSecond is set). */
+  private throttled(call: DashScopeCall): boolean {
+    const limit = this.options.rateLimitPerSecond;
+    if (!limit) return false;
+    const since = call.at - DASHSCOPE_RATE_WINDOW_MS;
+    const started = this.calls.filter(
+      (other) => other !== call && other.at > since && other.code !== 'Throttling.RateQuota',
+    );
+    return started.length >= limit;
   }
 
   private scriptedFailure(call: DashScopeCall): DashScopeFailure | undefined {
@@ -262,7 +332,7 @@ export class DashScopeFake {
     const parameters = call.parameters;
     const [width, height] =
       typeof parameters.size === 'string'
-        ? parameters.size.split('*').map(Number)
+        ? parameters.size.split('*').map((side) => roundTo16(Number(side)))
         : aboutOneMegapixel(last.width!, last.height!);
     const n = typeof parameters.n === 'number' ? parameters.n : 1;
     const seed = typeof parameters.seed === 'number' ? parameters.seed : randomInt(MAX_SEED);
@@ -271,26 +341,38 @@ export class DashScopeFake {
         const id = randomBytes(8).toString('hex');
         this.files.set(id, await renderFakeEdit(last.data!, width, height, (seed + i) % (MAX_SEED + 1)));
         this.fileSeeds.set(id, (seed + i) % (MAX_SEED + 1));
-        return { image: `${this.url}/files/${id}.png?Expires=${Math.floor(Date.now() / 1000) + 86400}&Signature=fake` };
+        const expires = Math.floor(Date.now() / 1000) + DASHSCOPE_IMAGE_LIMITS.resultUrlSeconds;
+        return { image: `${this.url}/files/${id}.png?Expires=${expires}&Signature=fake` };
       }),
     );
+    call.generated = true;
     call.output = { url: images[0].image, width, height, seed };
-    const content: Record<string, string>[] = [...images];
-    if (this.options.revisedPrompt && parameters.prompt_extend !== false)
-      content.push({ text: this.options.revisedPrompt(call.text!) });
-    return {
-      output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content } }] },
+    return documented({
+      output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: images } }] },
       usage: { width, height, image_count: n },
-      request_id: requestId(),
-    };
+      request_id: call.requestId,
+    });
   }
 
-  private serveFile(path: string, res: ServerResponse): void {
+  private async serveFile(path: string, res: ServerResponse): Promise<void> {
     const id = fileId(path);
     const file = this.files.get(id);
     if (!file) return send(res, 404, errorBody('NotFound', 'The file does not exist or has expired.'));
-    if (this.options.holdFiles?.(this.fileSeeds.get(id) ?? -1)) return void this.held.push(id);
+    if (this.options.holdFiles?.(this.fileSeeds.get(id) ?? -1)) {
+      this.downloadAttempts.push({ id, outcome: 'held' });
+      return void this.held.push(id);
+    }
+    const failure = this.downloadFailures[0];
+    if (failure) {
+      if (--failure.times <= 0) this.downloadFailures.shift();
+      this.downloadAttempts.push({ id, outcome: failure.hang ? 'hung' : 'failed' });
+      if (failure.hang) return;
+      return send(res, failure.status ?? 500, errorBody('InternalError', DASHSCOPE_ERRORS.InternalError.message));
+    }
+    if (this.options.downloadDelayMs ?? DASHSCOPE_DEFAULT_LATENCY_MS.download)
+      await sleep(this.options.downloadDelayMs ?? DASHSCOPE_DEFAULT_LATENCY_MS.download);
     this.downloads.push(id);
+    this.downloadAttempts.push({ id, outcome: 'served' });
     const padded =
       this.options.fileBytes && this.options.fileBytes > file.length
         ? Buffer.concat([file, Buffer.alloc(this.options.fileBytes - file.length)])
@@ -312,62 +394,145 @@ export function startDashScopeFake(options: DashScopeFakeOptions = {}): Promise<
   return new DashScopeFake(options).start();
 }
 
-/** DashScope's checks on the request shape, as messages it would answer; undefined when the shape is fine. */
-function invalidRequest(body: GenerationRequest | null, items: ContentItem[]): string | undefined {
-  if (typeof body?.model !== 'string' || body.model === '') return 'Model not specified.';
+/** DashScope's checks on the request, per model (DASHSCOPE_IMAGE_MODELS); undefined when it is fine. */
+function invalidRequest(body: GenerationRequest | null, items: ContentItem[]): Refusal | undefined {
+  const invalid = (message: string) => new Refusal('InvalidParameter', message);
+  if (typeof body?.model !== 'string' || body.model === '') return invalid('Model not specified.');
+  const model: DashScopeImageModel | undefined = DASHSCOPE_IMAGE_MODELS[body.model];
+  if (!model) return new Refusal('ModelNotFound');
   const messages = body?.input?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return 'Field required: input.messages';
+  if (!Array.isArray(messages) || messages.length === 0) return invalid('Field required: input.messages');
   if (messages.length !== 1 || messages[0]?.role !== 'user')
-    return 'input.messages must hold exactly one message with role user.';
-  if (!Array.isArray(messages[0].content)) return 'Field required: input.messages[0].content';
+    return invalid('input.messages must hold exactly one message with role user.');
+  if (!Array.isArray(messages[0].content)) return invalid('Field required: input.messages[0].content');
   if (items.some((item) => typeof item !== 'object' || item === null || 'image' in item === 'text' in item)) {
-    return 'Each content item must carry exactly one of image or text.';
+    return invalid('Each content item must carry exactly one of image or text.');
   }
   const images = items.filter((item) => 'image' in item);
   const texts = items.filter((item) => 'text' in item);
-  if (images.length < 1 || images.length > 3)
-    return `The number of input images must be between 1 and 3, got ${images.length}.`;
+  const { minImages, maxImages } = DASHSCOPE_IMAGE_LIMITS;
+  if (images.length < minImages || images.length > maxImages)
+    return invalid(`The number of input images must be between ${minImages} and ${maxImages}, got ${images.length}.`);
   if (texts.length !== 1 || typeof texts[0].text !== 'string' || texts[0].text.trim() === '')
-    return 'Exactly one non-empty text item is required.';
-  if (images.some((item) => typeof item.image !== 'string')) return 'image must be a string.';
+    return invalid('Exactly one non-empty text item is required.');
+  if (images.some((item) => typeof item.image !== 'string')) return invalid('image must be a string.');
   const parameters = body.parameters ?? {};
-  if (typeof parameters !== 'object') return 'parameters must be an object.';
+  if (typeof parameters !== 'object') return invalid('parameters must be an object.');
+  const unknown = Object.keys(parameters).find((name) => !PARAMETERS.includes(name));
+  if (unknown) return invalid(`parameters.${unknown} is not a parameter of ${body.model}.`);
   const { n, size, seed, negative_prompt, prompt_extend, watermark } = parameters;
-  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 6))
-    return 'parameters.n must be an integer between 1 and 6.';
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > model.maxN))
+    return invalid(`parameters.n must be an integer between 1 and ${model.maxN} for ${body.model}.`);
   if (size !== undefined) {
+    if (!model.size) return invalid(`parameters.size is not supported by ${body.model}.`);
+    const { min, max } = DASHSCOPE_IMAGE_LIMITS.sizeRange;
     const match = typeof size === 'string' ? /^(\d+)\*(\d+)$/.exec(size) : null;
-    if (!match || [match[1], match[2]].map(Number).some((side) => side < 512 || side > 2048)) {
-      return 'parameters.size must be <width>*<height> with each side between 512 and 2048.';
+    if (!match || [match[1], match[2]].map(Number).some((side) => side < min || side > max)) {
+      return invalid(`parameters.size must be <width>*<height> with each side between ${min} and ${max}.`);
     }
   }
   if (seed !== undefined && (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED))
-    return `parameters.seed must be an integer between 0 and ${MAX_SEED}.`;
+    return invalid(`parameters.seed must be an integer between 0 and ${MAX_SEED}.`);
   if (negative_prompt !== undefined && typeof negative_prompt !== 'string')
-    return 'parameters.negative_prompt must be a string.';
-  if (prompt_extend !== undefined && typeof prompt_extend !== 'boolean')
-    return 'parameters.prompt_extend must be a boolean.';
-  if (watermark !== undefined && typeof watermark !== 'boolean') return 'parameters.watermark must be a boolean.';
+    return invalid('parameters.negative_prompt must be a string.');
+  if (typeof negative_prompt === 'string' && [...negative_prompt].length > DASHSCOPE_IMAGE_LIMITS.negativePromptChars)
+    return invalid(
+      `parameters.negative_prompt must be at most ${DASHSCOPE_IMAGE_LIMITS.negativePromptChars} characters.`,
+    );
+  if (prompt_extend !== undefined) {
+    if (!model.promptExtend) return invalid(`parameters.prompt_extend is not supported by ${body.model}.`);
+    if (typeof prompt_extend !== 'boolean') return invalid('parameters.prompt_extend must be a boolean.');
+  }
+  if (watermark !== undefined && typeof watermark !== 'boolean')
+    return invalid('parameters.watermark must be a boolean.');
   return undefined;
 }
 
-interface DecodedInput {
-  mime?: string;
+interface DecodedInput extends ReceivedImage {
   data?: Buffer;
-  width?: number;
-  height?: number;
+  /** Why the service would refuse this input. */
+  refusal?: Refusal;
 }
 
-async function decodeDataUri(uri: string): Promise<DecodedInput> {
-  const match = /^data:(image\/[\w.+-]+);base64,(.+)$/s.exec(uri);
-  if (!match) return {};
-  const data = Buffer.from(match[2], 'base64');
+/** An input as the service takes it: a data URI decoded, or a public URL fetched; then its size and format checked. */
+async function receive(image: string): Promise<DecodedInput> {
+  const dataUri = /^data:([\w.+-]+\/[\w.+-]+);base64,(.+)$/s.exec(image);
+  if (dataUri) return checked({ source: 'data', mime: dataUri[1] }, Buffer.from(dataUri[2], 'base64'));
+  let url: URL | undefined;
+  try {
+    url = new URL(image);
+  } catch {
+    // refused below
+  }
+  if (!url || !(DASHSCOPE_IMAGE_LIMITS.imageUrlSchemes as readonly string[]).includes(url.protocol)) {
+    return {
+      source: 'data',
+      refusal: new Refusal('InvalidParameter', 'The image must be a data URI or an HTTP(S) URL.'),
+    };
+  }
+  const received: ReceivedImage = { source: 'url', url: image };
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`status ${response.status}`);
+    const mime = response.headers.get('content-type')?.split(';')[0].trim();
+    return checked({ ...received, mime }, Buffer.from(await response.arrayBuffer()));
+  } catch (error) {
+    return {
+      ...received,
+      refusal: new Refusal('InvalidParameter', `Download the media resource failed: ${(error as Error).message}`),
+    };
+  }
+}
+
+async function checked(received: ReceivedImage, data: Buffer): Promise<DecodedInput> {
+  const { maxImageBytes, imageMimes } = DASHSCOPE_IMAGE_LIMITS;
+  const input: DecodedInput = { ...received, bytes: data.length };
+  if (data.length > maxImageBytes)
+    return {
+      ...input,
+      refusal: new Refusal('InvalidParameter', `The image size exceeds the limit of ${maxImageBytes} bytes.`),
+    };
   const meta = await sharp(data)
     .metadata()
     .catch(() => undefined);
-  return meta?.width && meta.height
-    ? { mime: match[1], data, width: meta.width, height: meta.height }
-    : { mime: match[1] };
+  const format = meta?.format === 'jpeg' ? 'jpeg' : meta?.format;
+  const mime = format === undefined ? undefined : `image/${format === 'heif' ? 'heic' : format}`;
+  if (!meta?.width || !meta.height || !mime || !(imageMimes as readonly string[]).includes(mime))
+    return {
+      ...input,
+      refusal: new Refusal('InvalidParameter', 'The image format is not supported or the data is not an image.'),
+    };
+  if (received.source === 'data' && received.mime && !(imageMimes as readonly string[]).includes(received.mime))
+    return {
+      ...input,
+      refusal: new Refusal('InvalidParameter', `The image format ${received.mime} is not supported.`),
+    };
+  return { ...input, data, width: meta.width, height: meta.height };
+}
+
+/** Only the fields DASHSCOPE_ANSWER_FIELDS lists, so a fake answer never teaches the adapter an undocumented one. */
+function documented<T extends { output: unknown; usage: object; request_id: string }>(answer: T): T {
+  const only = (value: object, fields: readonly string[], at: string) => {
+    const extra = Object.keys(value).find((key) => !fields.includes(key));
+    if (extra) throw new Error(`undocumented field ${at}.${extra} in a DashScope answer`);
+  };
+  only(answer, DASHSCOPE_ANSWER_FIELDS.top, 'answer');
+  only(answer.usage, DASHSCOPE_ANSWER_FIELDS.usage, 'usage');
+  const choices = (answer.output as { choices: { message: { content: object[] } }[] }).choices;
+  for (const choice of choices) {
+    only(choice, DASHSCOPE_ANSWER_FIELDS.choice, 'choice');
+    only(choice.message, DASHSCOPE_ANSWER_FIELDS.message, 'message');
+    for (const item of choice.message.content) only(item, DASHSCOPE_ANSWER_FIELDS.contentItem, 'content');
+  }
+  return answer;
+}
+
+function mediaType(header: string | undefined): string | undefined {
+  return header?.split(';')[0].trim().toLowerCase();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The default output size: the input's aspect ratio at about 1024×1024 pixels, sides multiples of 16. */

@@ -73,3 +73,26 @@ export async function download(url: string) {
     body: type?.includes('json') ? JSON.parse(bytes.toString()) : undefined,
   };
 }
+
+/** An uncompressed 24-bit BMP of noise: about 3 bytes a pixel, and nothing a PNG can squeeze out of it. */
+export function noisyBmp(width: number, height: number, seed = 1): Buffer {
+  const rowBytes = Math.ceil((width * 3) / 4) * 4;
+  const file = Buffer.alloc(54 + rowBytes * height);
+  file.write('BM', 0, 'latin1');
+  file.writeUInt32LE(file.length, 2);
+  file.writeUInt32LE(54, 10);
+  file.writeUInt32LE(40, 14);
+  file.writeInt32LE(width, 18);
+  file.writeInt32LE(height, 22);
+  file.writeUInt16LE(1, 26);
+  file.writeUInt16LE(24, 28);
+  file.writeUInt32LE(rowBytes * height, 34);
+  let state = seed;
+  for (let y = 0; y < height; y++) {
+    for (let i = 0; i < width * 3; i++) {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      file[54 + y * rowBytes + i] = (state >> 16) & 0xff;
+    }
+  }
+  return file;
+}

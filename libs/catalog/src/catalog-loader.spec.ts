@@ -67,6 +67,18 @@ describe('catalog loader', () => {
     expect(() => loadCatalogFile(withPrice('{per_image: cheap}'))).toThrow(/price\.per_image must be a decimal number/);
   });
 
+  it("reads a route's max_rps and refuses one that is not a positive number of calls per second", () => {
+    const withRps = (rps: string) =>
+      catalog(`models:\n  - {id: a, capability: chat, routes: [{provider: local, model: m, max_rps: ${rps}}]}\n`);
+    expect(loadCatalogFile(withRps('0.5')).models[0].routes[0].max_rps).toBe(0.5);
+    for (const rps of ['0', '-2', "'2'", '.nan', '20000']) {
+      expect(() => loadCatalogFile(withRps(rps))).toThrow(/models\[0\] \(a\) routes\[0\]: max_rps must be a number/);
+    }
+    const { models } = loadCatalogFile(join(__dirname, '../../../config/models.yaml'));
+    const dashscopeImageRoutes = models.flatMap((m) => m.routes).filter((r) => r.provider === 'dashscope');
+    expect(dashscopeImageRoutes.map((r) => r.max_rps)).toEqual([2, 2, 2]);
+  });
+
   it('refuses an id defined twice, alias included', () => {
     const yaml =
       'models:\n  - {id: a, capability: chat, aliases: [b], routes: [{provider: local, model: m}]}\n  - {id: b, capability: chat, routes: [{provider: local, model: m}]}\n';

@@ -5,6 +5,8 @@ import { Document, isMap, isScalar, parseDocument } from 'yaml';
 import { ModelPriceNanos, ModelSpec, PRICE_FIELDS, PriceField, ProviderName, RouteSpec } from './catalog.types';
 
 const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
+/** Far above any upstream's per-second limit, so a larger figure is a slip (a daily quota written as a rate). */
+const MAX_RPS = 10_000;
 
 export interface CatalogFile {
   currency: string;
@@ -81,5 +83,10 @@ function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {
   if (typeof route.model !== 'string') throw new Error(`${at}: "model" is required`);
   if (route.provider !== 'local' && typeof route.upstream !== 'string')
     throw new Error(`${at}: "upstream" is required for ${String(route.provider)}`);
+  const maxRps = route.max_rps;
+  if (maxRps !== undefined && !(typeof maxRps === 'number' && maxRps > 0 && maxRps <= MAX_RPS))
+    throw new Error(
+      `${at}: max_rps must be a number of calls per second above 0 and at most ${MAX_RPS}, e.g. 2 or 0.5`,
+    );
   return route as unknown as RouteSpec;
 }

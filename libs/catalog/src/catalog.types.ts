@@ -10,6 +10,11 @@ export interface RouteSpec {
   model: string;
   base_path?: string;
   max_concurrency?: number;
+  /**
+   * Call starts per second on this route across all workers (RoutePacer), retries included: the upstream's
+   * per-second request limit for the model. May be below 1 (0.5: one start every 2 s).
+   */
+  max_rps?: number;
 }
 
 export interface ModelLimits {

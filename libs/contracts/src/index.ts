@@ -2,3 +2,4 @@ export * from './endpoints';
 export * from './application-fields';
 export * from './ip-entry';
 export * from './webhook-outcomes';
+export * from './upstream-attempts';

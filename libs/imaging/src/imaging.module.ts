@@ -2,7 +2,7 @@ import { AppConfig } from '@gateway/common';
 import { outboundPolicy, SafeFetcher } from '@gateway/outbound';
 import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
 import { LocalEditEngine } from './engine';
-import { MAX_IMAGE_BYTES } from './input';
+import { MAX_INPUT_BYTES } from './input';
 import { FileUrlSigner } from './store/file-url-signer';
 import { ImageStore } from './store/image-store';
 
@@ -18,7 +18,7 @@ const MAX_REDIRECTS = 3;
       inject: [AppConfig],
       useFactory: (config: AppConfig) =>
         new SafeFetcher(outboundPolicy(config), {
-          maxBytes: MAX_IMAGE_BYTES,
+          maxBytes: MAX_INPUT_BYTES,
           timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
           maxRedirects: MAX_REDIRECTS,
         }),

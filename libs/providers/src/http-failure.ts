@@ -1,36 +1,79 @@
 // How an upstream's failed HTTP call becomes a ProviderError, shared by every HTTP adapter so OpenAI-style and
 // DashScope upstreams fail the same way (docs/architecture.md, providers).
 import { errors } from 'undici';
-import { ProviderError } from './provider.types';
+import { ProviderError, ProviderFailure } from './provider.types';
 
-/** DashScope error codes whose HTTP status alone would misclassify them. */
-const RETRYABLE_CODE = /^Throttling/;
-/** Our account or key, not the caller's request, is at fault: another route may work. */
-const ROUTE_CODE = /^(Arrearage|InvalidApiKey|AccessDenied|Model\.AccessDenied)/;
+/**
+ * Upstream error codes whose meaning the HTTP status alone would misread, from DashScope's status-code table
+ * ("Alibaba Cloud Model Studio: Status codes") and OpenAI's error codes. Checked before the status: DashScope
+ * answers an overdue account with 400 and OpenAI an account out of credit with 429.
+ */
+const CODE_FAILURES: [RegExp, ProviderFailure][] = [
+  // Our account, key or subscription, not the caller's request: another route may work, this one will not.
+  [
+    /^(Arrearage|BillOverdue|CommodityNotPurchased|AllocationQuota\.FreeTierOnly|insufficient_quota|InvalidApiKey|invalid_api_key|AccessDenied|Model\.AccessDenied)\b/,
+    'route',
+  ],
+  // Content moderation refused the input (or what the model made of it): the caller's to change.
+  [/^(DataInspectionFailed|data_inspection_failed|content_policy_violation)\b/, 'content'],
+  [/^(Throttling|RequestTimeOut|rate_limit_exceeded|ModelUnavailable|ServiceUnavailable|InternalError)/, 'retryable'],
+];
 
-/** 429/5xx retryable (with Retry-After), 401/403/404 the route's fault, any other 4xx the request's. */
+/** What the status says when the code says nothing: 408/429/5xx retryable, 401/403/404 the route's, 4xx the request's. */
+function failureOfStatus(status: number): ProviderFailure {
+  if (status === 408 || status === 429 || status >= 500) return 'retryable';
+  if (status === 401 || status === 403 || status === 404) return 'route';
+  return 'request';
+}
+
+/** Statuses whose bare message ("Payload Too Large") would not tell the caller what to change. */
+const STATUS_MESSAGES: Record<number, string> = {
+  413: 'the upstream refused the request as too large (HTTP 413)',
+  415: "the upstream refused the request body's media type (HTTP 415)",
+};
+
+/** Classifies a failed answer by its error code first, then its status; keeps the upstream's request id for logs. */
 export function failureFromResponse(
   status: number,
   text: string,
   retryAfterHeader: string | string[] | undefined,
+  requestIdHeader?: string | string[],
 ): ProviderError {
-  const { code, message } = readErrorBody(text);
-  const described = message ?? `upstream answered HTTP ${status}`;
-  if (status === 429 || status >= 500 || (code && RETRYABLE_CODE.test(code))) {
-    const retryAfter = Number(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
-    return new ProviderError(
-      described,
-      'retryable',
-      status,
-      Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
-    );
-  }
-  if (status === 401 || status === 403 || status === 404 || (code && ROUTE_CODE.test(code)))
-    return new ProviderError(described, 'route', status);
-  return new ProviderError(described, 'request', status);
+  const { code, message, requestId } = readErrorBody(text);
+  const failure = (code && CODE_FAILURES.find(([pattern]) => pattern.test(code))?.[1]) || failureOfStatus(status);
+  const described = STATUS_MESSAGES[status]
+    ? `${STATUS_MESSAGES[status]}${message ? `: ${message}` : ''}`
+    : (message ?? `upstream answered HTTP ${status}`);
+  const retryAfter = Number(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
+  return new ProviderError(described, failure, status, {
+    retryAfter: failure === 'retryable' && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    code,
+    requestId: requestId ?? firstHeader(requestIdHeader),
+  });
 }
 
-/** A call that got no HTTP answer at all (refused, reset, timed out): always worth retrying. */
+/**
+ * A 200 answer that carries an error `code` (some DashScope endpoints answer failures so) is a failure like any
+ * other; undefined for a genuine answer.
+ */
+export function failureInSuccess(status: number, answer: unknown): ProviderError | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const { code, output } = answer as { code?: unknown; output?: unknown };
+  if (typeof code !== 'string' || code === '' || output !== undefined) return undefined;
+  const failure = failureFromResponse(status, JSON.stringify(answer), undefined);
+  // An unknown code on a 200 is no proof the call failed harmlessly: try elsewhere rather than repeat it.
+  return failure.failure === 'request' ? new ProviderError(failure.message, 'route', status, failure) : failure;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value) || undefined;
+}
+
+/**
+ * A call that got no HTTP answer at all (refused, reset, timed out): worth retrying, unless the caller knows the
+ * upstream may have acted on it anyway (wasSent). `code` keeps the network error's code (ECONNREFUSED,
+ * UND_ERR_HEADERS_TIMEOUT, TimeoutError) so that caller can tell.
+ */
 export function failureFromNetworkError(error: Error): ProviderError {
   const timeout =
     error instanceof errors.HeadersTimeoutError ||
@@ -39,7 +82,23 @@ export function failureFromNetworkError(error: Error): ProviderError {
   return new ProviderError(
     timeout ? 'upstream timed out' : `upstream unreachable: ${redactSecrets(error.message)}`,
     'retryable',
+    undefined,
+    // A timeout is a DOMException, whose `code` is a number; its name says what happened.
+    { code: timeout ? 'TimeoutError' : stringCode(error) },
   );
+}
+
+function stringCode(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : error.name;
+}
+
+/** Network failures that happen before a request reaches the upstream, so it cannot have acted on it. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether the upstream may have received (and acted on) a request that failed this way. */
+export function wasSent(error: ProviderError): boolean {
+  return error.status !== undefined || !NOT_SENT_CODES.has(error.code ?? '');
 }
 
 /**
@@ -47,8 +106,13 @@ export function failureFromNetworkError(error: Error): ProviderError {
  * DashScope style `{"code","message","request_id"}`. The message reaches clients and logs, so it is redacted and
  * bounded.
  */
-export function readErrorBody(text: string): { code?: string; message?: string } {
-  let body: { error?: { message?: string; code?: string | null } | string; message?: string; code?: string };
+export function readErrorBody(text: string): { code?: string; message?: string; requestId?: string } {
+  let body: {
+    error?: { message?: string; code?: string | null } | string;
+    message?: string;
+    code?: string;
+    request_id?: string;
+  };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
@@ -61,7 +125,12 @@ export function readErrorBody(text: string): { code?: string; message?: string }
   // DashScope's message alone ("Input data may contain inappropriate content.") loses which check refused it.
   const dashScopeStyle = typeof code === 'string' && !body.error;
   const described = dashScopeStyle ? (message ? `${code}: ${message}` : code) : message;
-  return { code: typeof code === 'string' ? code : undefined, message: described ? tidy(described) : undefined };
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    message: described ? tidy(described) : undefined,
+    // Not ours to show the caller: it goes to the task record and the logs (ProviderError.requestId).
+    requestId: typeof body.request_id === 'string' ? body.request_id.slice(0, 128) : undefined,
+  };
 }
 
 const MAX_MESSAGE_CHARS = 300;

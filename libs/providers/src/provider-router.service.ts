@@ -1,7 +1,8 @@
 import { CatalogService, ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
+import { MAX_RECORDED_UPSTREAM_ATTEMPTS, UpstreamAttempt } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
-import { LeaseSemaphore, routeSemaphore } from '@gateway/queue';
+import { LeaseSemaphore, routeSemaphore, RoutePacer } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
 import { Logger } from 'pino';
@@ -52,6 +53,7 @@ export class ProviderRouter {
     config: AppConfig,
     private readonly catalog: CatalogService,
     private readonly semaphore: LeaseSemaphore,
+    private readonly pacer: RoutePacer,
     local: LocalProvider,
     openAiCompatible: OpenAiCompatibleProvider,
     dashScope: DashScopeProvider,
@@ -59,7 +61,7 @@ export class ProviderRouter {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible, [dashScope.name]: dashScope };
-    this.leaseMs = config.UPSTREAM_TIMEOUT_MS + 5_000;
+    this.leaseMs = Math.max(config.UPSTREAM_TIMEOUT_MS, DashScopeProvider.longestCallMs(config)) + 5_000;
     this.slotWaitMs = config.UPSTREAM_TIMEOUT_MS;
     this.retryPolicy = retry(
       handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'),
@@ -70,12 +72,13 @@ export class ProviderRouter {
     );
   }
 
-  embed(modelId: string, call: EmbeddingsCall): Promise<RoutedAnswer<EmbeddingsAnswer>> {
-    return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call));
+  /** `attempts`, when given, receives every upstream call made, for the task record. */
+  embed(modelId: string, call: EmbeddingsCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<EmbeddingsAnswer>> {
+    return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call), attempts);
   }
 
-  chat(modelId: string, call: ChatCall): Promise<RoutedAnswer<ChatAnswer>> {
-    return this.throughRoutes(modelId, 'chat', (provider, route) => provider.chat(route, call));
+  chat(modelId: string, call: ChatCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<ChatAnswer>> {
+    return this.throughRoutes(modelId, 'chat', (provider, route) => provider.chat(route, call), attempts);
   }
 
   /**
@@ -87,26 +90,42 @@ export class ProviderRouter {
     call: ChatCall,
     onChunk: (chunk: ChatChunk) => Promise<void>,
     signal: AbortSignal,
+    attempts?: UpstreamAttempt[],
   ): Promise<RoutedAnswer<ChatAnswer>> {
     let handedOn = 0;
     const relay = async (chunk: ChatChunk) => {
       await onChunk(chunk);
       handedOn++;
     };
-    return this.throughRoutes(modelId, 'streamChat', async (provider, route) => {
-      try {
-        return await provider.streamChat(route, call, relay, signal);
-      } catch (error) {
-        if (handedOn > 0 && error instanceof ProviderError)
-          throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
-        throw error;
-      }
-    });
+    return this.throughRoutes(
+      modelId,
+      'streamChat',
+      async (provider, route) => {
+        try {
+          return await provider.streamChat(route, call, relay, signal);
+        } catch (error) {
+          if (handedOn > 0 && error instanceof ProviderError)
+            throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
+          throw error;
+        }
+      },
+      attempts,
+    );
   }
 
   /** One output image; an edit of n images makes n calls. */
-  editImage(modelId: string, call: ImageEditCall): Promise<RoutedAnswer<ImageEditAnswer>> {
-    return this.throughRoutes(modelId, 'editImage', (provider, route) => provider.editImage(route, call));
+  editImage(
+    modelId: string,
+    call: ImageEditCall,
+    attempts?: UpstreamAttempt[],
+  ): Promise<RoutedAnswer<ImageEditAnswer>> {
+    return this.throughRoutes(
+      modelId,
+      'editImage',
+      (provider, route) => provider.editImage(route, call),
+      attempts,
+      call.variation,
+    );
   }
 
   /** Tries the model's routes in catalog order, skipping those whose provider cannot do `operation`. */
@@ -114,6 +133,8 @@ export class ProviderRouter {
     modelId: string,
     operation: O,
     invoke: (provider: Offering<O>, route: ResolvedRoute) => Promise<T>,
+    attempts?: UpstreamAttempt[],
+    image?: number,
   ): Promise<RoutedAnswer<T>> {
     const started = performance.now();
     let lastFailure = 'no route can serve this model';
@@ -122,7 +143,16 @@ export class ProviderRouter {
       if (!offers(provider, operation)) continue;
       try {
         const value = await this.retryPolicy.execute(() =>
-          this.attempt(provider, route, () => invoke(provider, route)),
+          this.attempt(
+            provider,
+            route,
+            () => invoke(provider, route),
+            // Calls that leave the process only: the record is for reconciling with upstreams' bills.
+            (attempt) =>
+              attempts && provider.name !== 'local' && attempts.length < MAX_RECORDED_UPSTREAM_ATTEMPTS
+                ? attempts.push({ ...attempt, ...(image !== undefined ? { image } : {}) })
+                : undefined,
+          ),
         );
         return { value, route, providerMs: performance.now() - started };
       } catch (error) {
@@ -130,9 +160,20 @@ export class ProviderRouter {
         if (error.failure === 'request') {
           throw new GatewayError('InvalidParameter', `the upstream model rejected the request: ${error.message}`);
         }
+        if (error.failure === 'content') {
+          throw new GatewayError('ContentRejected', `content inspection refused the input: ${error.message}`);
+        }
         lastFailure = `${route.key}: ${error.message}`;
         this.logger.warn(
-          { model: modelId, route: route.key, status: error.status, err: error.message },
+          {
+            model: modelId,
+            route: route.key,
+            status: error.status,
+            code: error.code,
+            upstreamRequestId: error.requestId,
+            failure: error.failure,
+            err: error.message,
+          },
           'route failed, trying the next one',
         );
       }
@@ -142,25 +183,19 @@ export class ProviderRouter {
     });
   }
 
-  private async attempt<T>(provider: ModelProvider, route: ResolvedRoute, run: () => Promise<T>): Promise<T> {
+  private async attempt<T>(
+    provider: ModelProvider,
+    route: ResolvedRoute,
+    run: () => Promise<T>,
+    record: (attempt: UpstreamAttempt) => void,
+  ): Promise<T> {
     const lease = route.max_concurrency ? await this.routeSlot(route, route.max_concurrency) : null;
-    const started = performance.now();
     try {
-      const value = await run();
-      this.metrics.upstreamDuration.observe(
-        { provider: provider.name, model: route.model, outcome: 'ok' },
-        (performance.now() - started) / 1000,
-      );
-      return value;
-    } catch (error) {
-      const reason =
-        error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
-      this.metrics.upstreamDuration.observe(
-        { provider: provider.name, model: route.model, outcome: 'error' },
-        (performance.now() - started) / 1000,
-      );
-      this.metrics.upstreamErrors.inc({ provider: provider.name, model: route.model, reason });
-      throw error;
+      // Paced after taking the slot: a call paced first could wait for a slot past its turn and then start together
+      // with others freed at once, above max_rps. Holding the slot while waiting costs little, since only the
+      // other slot holders can have turns ahead, and the lease covers the wait (routeSlot).
+      if (route.max_rps) await this.routeTurn(route, route.max_rps);
+      return await this.timedCall(provider, route, run, record);
     } finally {
       lease
         ?.release()
@@ -173,15 +208,74 @@ export class ProviderRouter {
     }
   }
 
+  /** One upstream call, timed, counted by outcome and recorded. */
+  private async timedCall<T>(
+    provider: ModelProvider,
+    route: ResolvedRoute,
+    run: () => Promise<T>,
+    record: (attempt: UpstreamAttempt) => void,
+  ): Promise<T> {
+    const started = performance.now();
+    try {
+      const value = await run();
+      const seconds = (performance.now() - started) / 1000;
+      this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'ok' }, seconds);
+      const requestId = (value as { requestId?: string }).requestId;
+      record({ route: route.key, outcome: 'ok', ms: Math.round(seconds * 1000), ...(requestId ? { requestId } : {}) });
+      return value;
+    } catch (error) {
+      const reason =
+        error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
+      this.metrics.upstreamDuration.observe(
+        { provider: provider.name, model: route.model, outcome: 'error' },
+        (performance.now() - started) / 1000,
+      );
+      this.metrics.upstreamErrors.inc({ provider: provider.name, model: route.model, reason });
+      record({
+        route: route.key,
+        outcome: error instanceof ProviderError ? error.failure : 'internal',
+        ms: Math.round(performance.now() - started),
+        ...(error instanceof ProviderError
+          ? definedOf({ status: error.status, code: error.code, requestId: error.requestId })
+          : {}),
+      });
+      throw error;
+    }
+  }
+
   /** One of the route's max_concurrency slots, shared by every worker; a route that stays full counts as failing. */
   private async routeSlot(route: ResolvedRoute, slots: number) {
     const lease = await this.semaphore.acquire(
       routeSemaphore(route.key),
       slots,
-      this.leaseMs,
+      this.leaseMs + this.turnWaitMs(route),
       Date.now() + this.slotWaitMs,
     );
     if (!lease) throw new ProviderError(`all ${slots} slots of ${route.key} stayed busy`, 'retryable');
     return lease;
   }
+
+  /** Waits for the route's next start under max_rps, shared by every worker; a turn too far off counts as busy. */
+  private async routeTurn(route: ResolvedRoute, maxRps: number) {
+    const waitMs = this.turnWaitMs(route);
+    if (!(await this.pacer.pace(route.key, maxRps, Date.now() + waitMs)))
+      throw new ProviderError(
+        `the next start on ${route.key} (max_rps ${maxRps}) is over ${waitMs} ms away`,
+        'retryable',
+      );
+  }
+
+  /**
+   * The longest wait for a turn. A slot holder has at most the other holders' turns ahead of it; a longer wait means
+   * something else shares the route's pace (another catalog entry), and the slot would be held too long.
+   */
+  private turnWaitMs(route: ResolvedRoute): number {
+    if (!route.max_rps) return 0;
+    return route.max_concurrency ? Math.ceil((route.max_concurrency * 1000) / route.max_rps) : this.slotWaitMs;
+  }
+}
+
+/** The fields that have a value, so a record carries no nulls for what an upstream did not say. */
+function definedOf<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

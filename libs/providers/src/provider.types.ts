@@ -6,7 +6,12 @@ export interface EmbeddingsCall {
   user?: string;
 }
 
-export interface EmbeddingsAnswer {
+/** The upstream's id of the call that answered, kept for the task record and logs (never shown to callers). */
+interface UpstreamIdentified {
+  requestId?: string;
+}
+
+export interface EmbeddingsAnswer extends UpstreamIdentified {
   vectors: number[][];
   promptTokens: number;
 }
@@ -21,16 +26,27 @@ export interface ChatCall {
   user?: string;
 }
 
-export interface ChatAnswer {
+export interface ChatAnswer extends UpstreamIdentified {
   content: string;
   finishReason: string;
   promptTokens: number;
   completionTokens: number;
 }
 
+export interface ImageEditInput {
+  data: Buffer;
+  mime: string;
+  width: number;
+  height: number;
+  /** The caller's URL, for an input given as one: an upstream that fetches URLs itself may be sent it instead. */
+  url?: string;
+  /** Size of the input as the caller sent it (`data` may be a conversion, e.g. a BMP's PNG). */
+  sourceBytes: number;
+}
+
 export interface ImageEditCall {
   /** 1–3 inputs in request order (图1..图3), already decoded and validated; `mime` e.g. image/png. */
-  images: { data: Buffer; mime: string; width: number; height: number }[];
+  images: ImageEditInput[];
   prompt: string;
   negativePrompt?: string;
   /** Requested output size, when the caller gave one. */
@@ -47,7 +63,7 @@ export interface ImageEditCall {
  * One generated image per call: the worker makes one call per requested image (n calls), so each delivered image
  * is billed on its own and a failure of image 3 of 4 still delivers the other 3.
  */
-export interface ImageEditAnswer {
+export interface ImageEditAnswer extends UpstreamIdentified {
   /** The image bytes as the upstream returned them (PNG/JPEG/WEBP); the worker converts to PNG. */
   image: Buffer;
   /** The rewritten prompt, if the upstream reports one. */
@@ -96,22 +112,44 @@ export interface ModelProvider {
 }
 
 export type ProviderFailure =
-  /** Network error, timeout, 429 or 5xx: retry, then the next route. */
+  /** Network error before the request was sent, timeout of a call that generates nothing billable, 408, 429 or 5xx: retry, then the next route. */
   | 'retryable'
-  /** The upstream refused our credentials or the model (401/403/404 model): the next route may work. */
+  /** The upstream refused our account, key or model (401/403/404, overdue bill, quota spent): the next route may work. */
   | 'route'
-  /** The upstream judged the request itself invalid (400/413/422): the caller must change it. */
-  | 'request';
+  /**
+   * The upstream may already have done, and billed, the work (an image generated but not downloaded, a generation
+   * that timed out): repeating the call could bill twice, so the next route is tried instead.
+   */
+  | 'spent'
+  /** The upstream judged the request itself invalid (400/413/415/422): the caller must change it. */
+  | 'request'
+  /** The upstream's content inspection refused the input or what it made of it. */
+  | 'content';
+
+export interface ProviderErrorDetails {
+  /** Seconds the upstream asked us to wait (Retry-After). */
+  retryAfter?: number;
+  /** The upstream's error code, e.g. Arrearage or rate_limit_exceeded. */
+  code?: string;
+  /** The upstream's id of the request, for reconciling with its logs and bill; never shown to callers as ours. */
+  requestId?: string;
+}
 
 export class ProviderError extends Error {
+  readonly retryAfter?: number;
+  readonly code?: string;
+  readonly requestId?: string;
+
   constructor(
     message: string,
     readonly failure: ProviderFailure,
     readonly status?: number,
-    /** Seconds the upstream asked us to wait (Retry-After). */
-    readonly retryAfter?: number,
+    details: ProviderErrorDetails = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    this.retryAfter = details.retryAfter;
+    this.code = details.code;
+    this.requestId = details.requestId;
   }
 }

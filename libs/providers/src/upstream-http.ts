@@ -2,7 +2,7 @@
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
 import { createParser } from 'eventsource-parser';
 import { Agent, Dispatcher, FormData, request } from 'undici';
-import { failureFromNetworkError, failureFromResponse } from './http-failure';
+import { failureFromNetworkError, failureFromResponse, failureInSuccess } from './http-failure';
 import { ProviderError } from './provider.types';
 
 /** A pooled keep-alive client for one provider's upstreams; each phase bounded by the upstream timeout. */
@@ -34,17 +34,31 @@ async function post(url: string, init: UpstreamPost): Promise<Dispatcher.Respons
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
-    throw failureFromResponse(response.statusCode, text, response.headers['retry-after']);
+    throw failureFromResponse(
+      response.statusCode,
+      text,
+      response.headers['retry-after'],
+      response.headers['x-request-id'],
+    );
   }
   return response;
 }
 
-/** POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer. */
+export interface UpstreamAnswer<T> {
+  body: T;
+  /** The upstream's id of the request (DashScope's `request_id`, OpenAI's `x-request-id`), when it sent one. */
+  requestId?: string;
+}
+
+/**
+ * POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer; a 200 answer that carries an
+ * error code is a failure.
+ */
 export async function postToUpstream<T>(
   url: string,
   body: string | FormData,
   options: UpstreamRequestOptions,
-): Promise<T> {
+): Promise<UpstreamAnswer<T>> {
   const response = await post(url, {
     dispatcher: options.dispatcher,
     // undici writes the multipart content type (with its boundary) itself for a FormData body.
@@ -58,11 +72,20 @@ export async function postToUpstream<T>(
   const text = options.maxBytes
     ? (await readCapped(response, options.maxBytes, 'upstream answer')).toString('utf8')
     : await response.body.text().catch(() => '');
+  let answer: T;
   try {
-    return JSON.parse(text) as T;
+    answer = JSON.parse(text) as T;
   } catch {
     throw new ProviderError('upstream answered with invalid JSON', 'retryable', response.statusCode);
   }
+  const failure = failureInSuccess(response.statusCode, answer);
+  if (failure) throw failure;
+  const bodyId = (answer as { request_id?: unknown } | null)?.request_id;
+  const headerId = response.headers['x-request-id'];
+  return {
+    body: answer,
+    requestId: typeof bodyId === 'string' ? bodyId : (Array.isArray(headerId) ? headerId[0] : headerId) || undefined,
+  };
 }
 
 /**
@@ -127,7 +150,9 @@ export async function downloadImage(url: string, options: DownloadOptions): Prom
     response = await request(target, { method: 'GET', dispatcher: options.dispatcher, signal: options.signal });
   } catch (error) {
     const failure = failureFromNetworkError(error as Error);
-    throw new ProviderError(`image download from ${target.host} failed: ${failure.message}`, 'retryable');
+    throw new ProviderError(`image download from ${target.host} failed: ${failure.message}`, 'retryable', undefined, {
+      code: failure.code,
+    });
   }
   if (response.statusCode !== 200) {
     await response.body.dump().catch(() => undefined);

@@ -4,6 +4,7 @@ export * from './outcome-delivery.service';
 export * from './pending-records.service';
 export * from './usage-ledger.service';
 export * from './lease-semaphore.service';
+export * from './route-pacer.service';
 export * from './gateway-redis.service';
 export * from './redis-connections';
 export * from './redis-keys';

@@ -91,7 +91,8 @@ export interface ImageEditJob extends TaskEnvelope {
   negativePrompt?: string;
   n: number;
   size?: { width: number; height: number };
-  promptExtend: boolean;
+  /** Absent for models that cannot rewrite prompts: nothing is sent for it then. */
+  promptExtend?: boolean;
   /** Chosen by the api when the caller sent none, so a retried job repeats the same images. */
   seed: number;
   watermark: boolean;

@@ -4,6 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { QueueName } from './job-contracts';
 import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
+import { RoutePacer } from './route-pacer.service';
 import { OutcomeDelivery } from './outcome-delivery.service';
 import { IdempotencyStore } from './idempotency-store';
 import { ChunkStreams } from './chunk-streams';
@@ -20,6 +21,7 @@ const SERVICES = [
   PendingRecords,
   UsageLedger,
   LeaseSemaphore,
+  RoutePacer,
   IdempotencyStore,
   ChunkStreams,
   QueueOverview,

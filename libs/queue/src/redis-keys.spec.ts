@@ -27,8 +27,9 @@ describe('RedisKeys', () => {
     expect(keys.nonce(APP, 'n0nce-123')).toBe(`gw:nonce:{${APP}}:n0nce-123`);
   });
 
-  it('names route slots, feed counters and BullMQ keys', () => {
+  it('names route slots and pacing, feed counters and BullMQ keys', () => {
     expect(keys.semaphore(routeSemaphore('openai:x-chat'))).toBe('gw:sem:route:openai:x-chat');
+    expect(keys.routePace('dashscope:qwen-image-edit')).toBe('gw:pace:route:dashscope:qwen-image-edit');
     expect(keys.feedCounter('tasks', APP, '2025-12-20')).toBe(`gw:feed:tasks:${APP}:2025-12-20`);
     expect(keys.bullmq('embeddings', 'wait')).toBe('gw:embeddings:wait');
   });

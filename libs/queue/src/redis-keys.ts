@@ -72,6 +72,11 @@ export class RedisKeys {
     return `${this.prefix}:sem:${name}`;
   }
 
+  /** When the next call of a route with max_rps may start (RoutePacer), in µs on Redis's clock. */
+  routePace(routeKey: string): string {
+    return `${this.prefix}:pace:route:${routeKey}`;
+  }
+
   /** Calls an application made on the UTC day of `at`. */
   dailyCalls(appId: string, at: Date): string {
     return this.limit(appId, `day:${utcDay(at)}`);

@@ -1,5 +1,6 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { UpstreamAttempt } from '@gateway/contracts';
 import { Pricing } from '@gateway/metering';
 import { ChatAnswer, ChatCall, ChatChunk, ProviderRouter, RoutedAnswer } from '@gateway/providers';
 import { ChatJob, ChunkStreams, QueueName } from '@gateway/queue';
@@ -20,11 +21,11 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
     private readonly streams: ChunkStreams,
   ) {}
 
-  async execute(job: ChatJob): Promise<ExecutedTask> {
+  async execute(job: ChatJob, upstreamCalls?: UpstreamAttempt[]): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
     const answer = job.stream
-      ? await this.stream(spec.id, job, job.stream)
-      : await this.router.chat(spec.id, chatCall(job));
+      ? await this.stream(spec.id, job, job.stream, upstreamCalls)
+      : await this.router.chat(spec.id, chatCall(job), upstreamCalls);
     const { content, finishReason, promptTokens, completionTokens } = answer.value;
     const usage = {
       prompt_tokens: promptTokens,
@@ -55,6 +56,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
     modelId: string,
     job: ChatJob,
     options: NonNullable<ChatJob['stream']>,
+    upstreamCalls?: UpstreamAttempt[],
   ): Promise<RoutedAnswer<ChatAnswer>> {
     const stop = new AbortController();
     const forward = async (chunk: ChatChunk) => {
@@ -64,7 +66,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
       if (cancelled) stop.abort();
     };
     try {
-      const answer = await this.router.streamChat(modelId, chatCall(job), forward, stop.signal);
+      const answer = await this.router.streamChat(modelId, chatCall(job), forward, stop.signal, upstreamCalls);
       await this.streams.append(job.taskId, { done: true });
       return answer;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { endianness } from 'node:os';
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
+import { UpstreamAttempt } from '@gateway/contracts';
 import { Pricing } from '@gateway/metering';
 import { ProviderRouter } from '@gateway/providers';
 import { EmbeddingsJob, QueueName } from '@gateway/queue';
@@ -16,9 +17,13 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
     private readonly pricing: Pricing,
   ) {}
 
-  async execute(job: EmbeddingsJob): Promise<ExecutedTask> {
+  async execute(job: EmbeddingsJob, upstreamCalls?: UpstreamAttempt[]): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
-    const answer = await this.router.embed(spec.id, { input: job.input, dimensions: job.dimensions, user: job.user });
+    const answer = await this.router.embed(
+      spec.id,
+      { input: job.input, dimensions: job.dimensions, user: job.user },
+      upstreamCalls,
+    );
     const vectors = answer.value.vectors.map((vector, index) => fitDimensions(vector, job.dimensions, index));
     const promptTokens = answer.value.promptTokens;
     return {

@@ -1,5 +1,6 @@
 import { CatalogService, ModelSpec } from '@gateway/catalog';
 import { AppConfig, GatewayError } from '@gateway/common';
+import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
 import { countTokens, ProviderRouter } from '@gateway/providers';
@@ -40,7 +41,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     return this.inputs.discard(job);
   }
 
-  async execute(job: ImageEditJob): Promise<ExecutedTask> {
+  async execute(job: ImageEditJob, upstreamCalls?: UpstreamAttempt[]): Promise<ExecutedTask> {
     const spec = this.catalog.get(job.resolvedModel);
     const images = await this.inputs.load(job);
     const output = outputGeometry(images[images.length - 1], job.size);
@@ -48,7 +49,9 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const started = performance.now();
 
     const attempts = await Promise.allSettled(
-      Array.from({ length: job.n }, (_, index) => this.generate(spec, job, images, output, index, expiresAt)),
+      Array.from({ length: job.n }, (_, index) =>
+        this.deliver(spec, job, images, output, index, expiresAt, upstreamCalls),
+      ),
     );
     const providerMs = performance.now() - started;
     // A provider's refusal fails its image only; anything else (storage, database) fails the attempt, which BullMQ
@@ -82,45 +85,78 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     };
   }
 
-  /** Output `index`: a seeded variation, the same image whenever the job runs again. */
-  private async generate(
+  /**
+   * Output `index`: a seeded variation, the same image whenever the job runs again. A rerun (after a crash, or a
+   * storage failure of another image) finds an image already stored and keeps it: generating it again would be
+   * billed again upstream.
+   */
+  private async deliver(
     spec: ModelSpec,
     job: ImageEditJob,
     images: DecodedImage[],
     output: OutputSize,
     index: number,
     expiresAt: Date,
+    upstreamCalls?: UpstreamAttempt[],
   ): Promise<DeliveredImage> {
-    const answer = await this.router.editImage(spec.id, {
-      images: images.map((image) => ({
-        data: image.data,
-        mime: mimeOf(image),
-        width: image.width,
-        height: image.height,
-      })),
-      prompt: job.prompt,
-      negativePrompt: job.negativePrompt,
-      size: job.size,
-      seed: (job.seed + index) % SEED_SPACE,
-      variation: index,
-      promptExtend: job.promptExtend,
-      watermark: job.watermark,
-    });
-    const fitted = answer.value.shaped ? answer.value.image : await fitToOutput(answer.value.image, output);
-    const png = job.watermark && !answer.value.watermarked ? await stampWatermark(fitted) : fitted;
     const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
-    await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt });
-    // Billed as soon as it is stored: a rerun after a crash regenerates it under the same (task, index), billed once.
+    const stored = await this.store.imageMetadata(fileId);
+    if (stored) {
+      await this.billing.billImage(job, spec, index);
+      return { index, fileId, revisedPrompt: job.prompt, provider: stored.provider ?? 'unknown' };
+    }
+    const answer = await this.router.editImage(
+      spec.id,
+      {
+        images: images.map((image, position) => ({
+          data: image.data,
+          mime: mimeOf(image),
+          width: image.width,
+          height: image.height,
+          sourceBytes: image.sourceBytes,
+          ...urlOf(job.images[position]),
+        })),
+        prompt: job.prompt,
+        negativePrompt: job.negativePrompt,
+        size: job.size,
+        seed: (job.seed + index) % SEED_SPACE,
+        variation: index,
+        promptExtend: job.promptExtend,
+        watermark: job.watermark,
+      },
+      upstreamCalls,
+    );
+    const { image, shaped, watermarked } = answer.value;
+    // An upstream's own mark sits in a corner: fitted by letterboxing, so cropping cannot cut it away.
+    const fitted = shaped
+      ? image
+      : await fitToOutput(image, output, watermarked && job.watermark ? 'contain' : 'cover');
+    const png = job.watermark && !watermarked ? await stampWatermark(fitted) : fitted;
+    const provider = answer.route.provider;
+    await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt, provider });
+    // Billed as soon as it is stored; a rerun finds it stored (above) and bills the same (task, index) once.
     await this.billing.billImage(job, spec, index);
-    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider: answer.route.provider };
+    // What the upstream reports it rewrote the prompt to, if it does; otherwise the prompt it was sent.
+    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider };
   }
 }
 
-/** Every output is a PNG of exactly the promised size, whatever the upstream returned (docs/contracts.md). */
-async function fitToOutput(image: Buffer, output: OutputSize): Promise<Buffer> {
+/**
+ * Every output is a PNG of exactly the promised size, whatever the upstream returned (docs/contracts.md): cropped to
+ * fill it, or letterboxed on transparency when nothing may be cropped away.
+ */
+async function fitToOutput(image: Buffer, output: OutputSize, fit: 'cover' | 'contain'): Promise<Buffer> {
   const metadata = await sharp(image).metadata();
   if (metadata.format === 'png' && metadata.width === output.width && metadata.height === output.height) return image;
-  return sharp(image).resize(output.width, output.height, { fit: 'cover' }).png().toBuffer();
+  return sharp(image)
+    .resize(output.width, output.height, { fit, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .png()
+    .toBuffer();
+}
+
+/** The caller's URL of an input given as one, which an upstream that fetches URLs may be sent instead of bytes. */
+function urlOf(ref: ImageEditJob['images'][number] | undefined): { url?: string } {
+  return ref && 'url' in ref ? { url: ref.url } : {};
 }
 
 function mimeOf(image: DecodedImage): string {

@@ -1,4 +1,5 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
+import { UpstreamAttempt } from '@gateway/contracts';
 import { fileRecord, RecordFields, taskBase } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeDelivery, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName, usageFields } from '@gateway/queue';
@@ -61,8 +62,9 @@ export class TaskRunner {
 
     // The task's answer, or the failure that is its final answer.
     let settled: { executed: ExecutedTask; failure?: undefined } | { executed?: undefined; failure: SerializedError };
+    const upstreamCalls: UpstreamAttempt[] = [];
     try {
-      settled = { executed: await service.execute(data) };
+      settled = { executed: await service.execute(data, upstreamCalls) };
     } catch (error) {
       if (!(error instanceof GatewayError) && !isLastAttempt(job)) {
         this.logger.warn(
@@ -101,6 +103,7 @@ export class TaskRunner {
       error: failure
         ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param }
         : undefined,
+      upstream: upstreamCalls.length > 0 ? upstreamCalls : undefined,
     };
     const filed = fileRecord(record, data.notify === true);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.

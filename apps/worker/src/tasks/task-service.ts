@@ -1,3 +1,4 @@
+import type { UpstreamAttempt } from '@gateway/contracts';
 import type { PayloadOf, TaskQueueName, TaskUsage } from '@gateway/queue';
 
 /** What a task service produced: the caller's response body (JSON text, serialised once) and what it consumed. */
@@ -12,7 +13,8 @@ export interface ExecutedTask {
 
 /** Does the work of one task queue's jobs; TaskRunner settles, delivers and records around it. */
 export interface TaskService<Q extends TaskQueueName> {
-  execute(payload: PayloadOf<Q>): Promise<ExecutedTask>;
+  /** `upstreamCalls` collects the upstream calls made, for the task record (passed on to ProviderRouter). */
+  execute(payload: PayloadOf<Q>, upstreamCalls?: UpstreamAttempt[]): Promise<ExecutedTask>;
   /** Frees what a job kept for its reruns, once it will not run again (stored request images, say). */
   cleanUp?(payload: PayloadOf<Q>): Promise<void>;
 }

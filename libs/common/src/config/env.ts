@@ -111,6 +111,23 @@ export class Env {
   @Min(100)
   UPSTREAM_TIMEOUT_MS = 120_000;
 
+  /**
+   * How long an image generation may take before its answer arrives (DashScope's own example waits 300 s). A
+   * generation that runs out of it may still have been made and billed upstream, so it is not repeated.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(900_000)
+  UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS = 300_000;
+
+  /** Each download of a generated image; a failed download is tried again (3 tries), never the generation. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS = 30_000;
+
   /** Connections one worker process keeps to each OpenAI-compatible upstream origin; calls beyond them queue. */
   @Type(() => Number)
   @IsInt()

@@ -5,6 +5,8 @@ export const ERROR_CODES = {
   ModelNotFound: { status: 400, type: 'invalid_request_error' },
   UnsupportedParameter: { status: 400, type: 'invalid_request_error' },
   IdempotencyKeyReused: { status: 400, type: 'invalid_request_error' },
+  /** The upstream's content inspection refused the input, or what the model made of it. */
+  ContentRejected: { status: 400, type: 'invalid_request_error' },
   /** A console password on the common-passwords list, or equal to the account's email. */
   WeakPassword: { status: 400, type: 'invalid_request_error' },
   InvalidApiKey: { status: 401, type: 'authentication_error' },

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { UpstreamAttempt } from '@gateway/contracts';
 import { Schema as MongooseSchema } from 'mongoose';
 
 const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -30,6 +31,8 @@ export class Task {
   /** Integer nanos (1e-9) of the catalog currency (@gateway/common money). */
   @Prop({ type: Number, default: 0 }) costNanos: number;
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
+  /** The upstream calls the task made, with the upstream's request ids: for reconciling, never shown to callers. */
+  @Prop({ type: [MongooseSchema.Types.Mixed], default: undefined }) upstream?: UpstreamAttempt[];
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;
 }

@@ -1,5 +1,5 @@
 import { ImageInputError } from './image-input-error';
-import { MAX_IMAGE_BYTES, MAX_IMAGE_BYTES_LABEL } from './image-limits';
+import { MAX_BMP_BYTES_LABEL, MAX_INPUT_BYTES } from './image-limits';
 
 const BASE64_ALPHABET = /^[A-Za-z0-9+/]*$/;
 /** A data URI's media type and parameters are short; a comma further in means it is not a data URI we accept. */
@@ -19,8 +19,9 @@ export function decodeBase64Image(value: string): Buffer {
   const payload = base64Payload(value);
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   const digits = payload.length - padding;
-  if (Math.floor((digits * 3) / 4) > MAX_IMAGE_BYTES)
-    throw new ImageInputError(`image is larger than ${MAX_IMAGE_BYTES_LABEL}`);
+  // The limit of the format (10 MB, BMP 30 MB) is checked once the bytes show which format they are.
+  if (Math.floor((digits * 3) / 4) > MAX_INPUT_BYTES)
+    throw new ImageInputError(`image is larger than ${MAX_BMP_BYTES_LABEL}`);
   if (digits === 0) throw new ImageInputError('image is empty');
   const body = payload.slice(0, digits);
   if (digits % 4 === 1 || (padding !== 0 && payload.length % 4 !== 0))

@@ -3,7 +3,15 @@ import { bmpToPng } from './bmp-decoder';
 import { bmpLayout, BmpLayout, readBmpHeader } from './bmp-header';
 import { ImageFormat, sniffImageFormat, SUPPORTED_FORMATS_LABEL } from './image-format';
 import { ImageInputError } from './image-input-error';
-import { MAX_IMAGE_BYTES, MAX_IMAGE_BYTES_LABEL, MAX_IMAGE_MEGAPIXELS_LABEL, MAX_IMAGE_PIXELS } from './image-limits';
+import {
+  MAX_BMP_BYTES,
+  MAX_BMP_BYTES_LABEL,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGE_BYTES_LABEL,
+  MAX_IMAGE_MEGAPIXELS_LABEL,
+  MAX_IMAGE_PIXELS,
+  MAX_INPUT_BYTES,
+} from './image-limits';
 
 export interface ImageProbe {
   format: ImageFormat;
@@ -15,6 +23,8 @@ export interface ImageProbe {
 export interface DecodedImage extends ImageProbe {
   /** Bytes sharp reads losslessly: the original for JPEG/PNG/WEBP/TIFF, a PNG for BMP, a PNG of the first frame for GIF. */
   data: Buffer;
+  /** Size of the image as it was received, before any conversion. */
+  sourceBytes: number;
 }
 
 /**
@@ -44,7 +54,7 @@ export async function probeImage(bytes: Buffer): Promise<ImageProbe> {
 export async function decodeImage(bytes: Buffer): Promise<DecodedImage> {
   const { bmpLayout: layout, ...probe } = await inspect(bytes);
   try {
-    return { ...probe, data: await decodedData(bytes, probe.format, layout) };
+    return { ...probe, data: await decodedData(bytes, probe.format, layout), sourceBytes: bytes.length };
   } catch (cause) {
     if (cause instanceof ImageInputError) throw cause;
     throw new ImageInputError('image could not be decoded', { cause });
@@ -66,9 +76,16 @@ async function decodedData(bytes: Buffer, format: ImageFormat, layout: BmpLayout
 }
 
 async function inspect(bytes: Buffer): Promise<Inspection> {
-  if (bytes.length > MAX_IMAGE_BYTES) throw new ImageInputError(`image is larger than ${MAX_IMAGE_BYTES_LABEL}`);
+  if (bytes.length > MAX_INPUT_BYTES) throw new ImageInputError(`image is larger than ${MAX_BMP_BYTES_LABEL}`);
   const format = sniffImageFormat(bytes);
   if (!format) throw new ImageInputError(`image is not a supported format (${SUPPORTED_FORMATS_LABEL})`);
+  if (format === 'bmp' ? bytes.length > MAX_BMP_BYTES : bytes.length > MAX_IMAGE_BYTES) {
+    throw new ImageInputError(
+      format === 'bmp'
+        ? `a BMP image is larger than ${MAX_BMP_BYTES_LABEL}`
+        : `image is larger than ${MAX_IMAGE_BYTES_LABEL} (only BMP may be up to ${MAX_BMP_BYTES_LABEL})`,
+    );
+  }
 
   if (format === 'bmp') {
     const header = readBmpHeader(bytes);

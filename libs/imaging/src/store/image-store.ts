@@ -12,6 +12,8 @@ export interface StoredFileMetadata {
   expiresAt: Date;
   taskId?: string;
   index?: number;
+  /** For a generated image: the provider that made it. */
+  provider?: string;
   contentType: string;
 }
 
@@ -103,6 +105,15 @@ export class ImageStore {
       await deleteFile(this.images, id as never);
       await upload(this.images, id, png, file);
     }
+  }
+
+  /**
+   * The metadata of a stored image, or null. GridFS writes a file's document after its last chunk, so a file found
+   * here is complete.
+   */
+  async imageMetadata(id: string): Promise<StoredFileMetadata | null> {
+    const [file] = await this.images.find({ _id: id as never }, { limit: 1, projection: { metadata: 1 } }).toArray();
+    return file ? (file.metadata as StoredFileMetadata) : null;
   }
 
   async openImage(id: string): Promise<StoredImage | null> {

@@ -1,38 +1,90 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { providerFailureOf, solidImage } from '../../../../test/helpers/provider-specs';
 import { aboutOneMegapixel, DashScopeFake, startDashScopeFake } from '../../../../test/fakes/dashscope-fake';
-import { ImageEditCall, ProviderError } from '../provider.types';
+import { ImageEditCall, ImageEditInput, ProviderError } from '../provider.types';
 import { MAX_RESULT_IMAGE_BYTES } from '../upstream-http';
+import { MAX_UPSTREAM_IMAGE_BYTES } from './dashscope-image-rules';
 import { DashScopeProvider } from './dashscope.provider';
 
 const API_KEY = 'sk-dashscope-spec-0123456789';
 
-function providerWithTimeout(ms: number): DashScopeProvider {
-  return new DashScopeProvider(loadConfig({ MASTER_KEY: 'a'.repeat(64), UPSTREAM_TIMEOUT_MS: ms }));
+/** A provider with these generation and download deadlines; UPSTREAM_TIMEOUT_MS stays at its default (120 s). */
+function providerWithTimeout(generationMs: number, downloadMs = 5_000): DashScopeProvider {
+  return new DashScopeProvider(
+    loadConfig({
+      MASTER_KEY: 'a'.repeat(64),
+      UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: generationMs,
+      UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS: downloadMs,
+    }),
+  );
 }
 
-function routeTo(fake: DashScopeFake, apiKey = API_KEY): ResolvedRoute {
-  const model = 'qwen-image-edit-plus-2025-12-15';
-  return { provider: 'dashscope', upstream: 'dashscope', model, key: `dashscope:${model}`, baseUrl: fake.url, apiKey };
+function routeTo(baseUrl: string, model = 'qwen-image-edit-plus-2025-12-15', apiKey = API_KEY): ResolvedRoute {
+  return { provider: 'dashscope', upstream: 'dashscope', model, key: `dashscope:${model}`, baseUrl, apiKey };
 }
 
 const solid = (width: number, height: number, format: 'png' | 'jpeg') =>
   solidImage(width, height, format, { r: 40, g: 120, b: 200 });
+
+/** A plain HTTP server on 127.0.0.1 answering with `handle`: an image host, or an upstream the fake cannot play. */
+async function startServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{
+  url: string;
+  close: () => Promise<void>;
+}> {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => handle(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** A port nothing listens on, so a connection to it is refused before any request goes out. */
+async function closedPort(): Promise<number> {
+  const { url, close } = await startServer(() => undefined);
+  await close();
+  return Number(new URL(url).port);
+}
 
 describe('DashScopeProvider.editImage', () => {
   let fake: DashScopeFake;
   let provider: DashScopeProvider;
   let landscape: Buffer;
   let square: Buffer;
-  const edit = (call: Partial<ImageEditCall> = {}, route = routeTo(fake)) =>
-    provider.editImage(route, {
-      images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }],
-      prompt: '把背景换成海边',
-      variation: 0,
-      ...call,
-    });
+  const landscapeInput = (): ImageEditInput => ({
+    data: landscape,
+    mime: 'image/png',
+    width: 600,
+    height: 400,
+    sourceBytes: landscape.length,
+  });
+  const squareInput = (): ImageEditInput => ({
+    data: square,
+    mime: 'image/jpeg',
+    width: 300,
+    height: 300,
+    sourceBytes: square.length,
+  });
+  const edit = (call: Partial<ImageEditCall> = {}, route = routeTo(fake.url), using = provider) =>
+    using.editImage(route, { images: [landscapeInput()], prompt: '把背景换成海边', variation: 0, ...call });
+  const downloadOutcomes = () => fake.downloadAttempts.map((attempt) => attempt.outcome);
 
   beforeAll(async () => {
     fake = await startDashScopeFake({ apiKey: API_KEY });
@@ -41,31 +93,30 @@ describe('DashScopeProvider.editImage', () => {
   });
   afterEach(() => {
     fake.reset();
-    Object.assign(fake.options, {
-      fileBytes: undefined,
-      chunkedFiles: undefined,
-      revisedPrompt: undefined,
-      delayMs: undefined,
-    });
+    Object.assign(fake.options, { fileBytes: undefined, chunkedFiles: undefined, delayMs: undefined });
   });
   afterAll(async () => {
     await provider.onModuleDestroy();
     await fake.close();
   });
 
-  it('sends the native request shape and returns the downloaded image', async () => {
+  it('sends the native request shape and returns the downloaded image with the upstream’s request id', async () => {
     const answer = await edit();
 
     const metadata = await sharp(answer.image).metadata();
     expect(metadata.format).toBe('png');
     expect([metadata.width, metadata.height]).toEqual(aboutOneMegapixel(600, 400));
-    expect(answer.revisedPrompt).toBeUndefined();
+    // DashScope reports no rewritten prompt: the worker reports the prompt it sent.
+    expect(answer).not.toHaveProperty('revisedPrompt');
+    expect(answer.watermarked).toBe(true);
     expect(fake.calls).toHaveLength(1);
+    expect(answer.requestId).toBe(fake.calls[0].requestId);
     expect(fake.calls[0]).toMatchObject({
       model: 'qwen-image-edit-plus-2025-12-15',
       text: '把背景换成海边',
+      contentType: 'application/json',
       imageCount: 1,
-      images: [{ mime: 'image/png', width: 600, height: 400 }],
+      images: [{ source: 'data', mime: 'image/png', bytes: landscape.length, width: 600, height: 400 }],
       parameters: { n: 1 },
       status: 200,
     });
@@ -75,10 +126,7 @@ describe('DashScopeProvider.editImage', () => {
 
   it('sends every input in order with the optional parameters, size as W*H', async () => {
     const answer = await edit({
-      images: [
-        { data: landscape, mime: 'image/png', width: 600, height: 400 },
-        { data: square, mime: 'image/jpeg', width: 300, height: 300 },
-      ],
+      images: [landscapeInput(), squareInput()],
       prompt: '把图1的人放进图2',
       negativePrompt: 'blurry',
       size: { width: 1024, height: 768 },
@@ -89,9 +137,9 @@ describe('DashScopeProvider.editImage', () => {
 
     const metadata = await sharp(answer.image).metadata();
     expect([metadata.width, metadata.height]).toEqual([1024, 768]);
-    expect(fake.calls[0].images).toEqual([
-      { mime: 'image/png', width: 600, height: 400 },
-      { mime: 'image/jpeg', width: 300, height: 300 },
+    expect(fake.calls[0].images).toMatchObject([
+      { source: 'data', mime: 'image/png', width: 600, height: 400 },
+      { source: 'data', mime: 'image/jpeg', width: 300, height: 300 },
     ]);
     expect(fake.calls[0].parameters).toEqual({
       n: 1,
@@ -103,44 +151,122 @@ describe('DashScopeProvider.editImage', () => {
     });
   });
 
+  it('brings a requested size into 512–2048 in steps of 16', async () => {
+    await edit({ size: { width: 1000, height: 300 } });
+    expect(fake.calls[0].parameters.size).toBe('1008*512');
+  });
+
+  it('sends the base model qwen-image-edit neither size nor prompt_extend, which it does not take', async () => {
+    const answer = await edit(
+      { negativePrompt: 'blurry', size: { width: 1024, height: 768 }, seed: 42, promptExtend: true, watermark: false },
+      routeTo(fake.url, 'qwen-image-edit'),
+    );
+
+    expect(fake.calls[0].model).toBe('qwen-image-edit');
+    expect(fake.calls[0].parameters).toEqual({ n: 1, negative_prompt: 'blurry', seed: 42, watermark: false });
+    // The model's own resolution, from the input, not the size asked for.
+    const metadata = await sharp(answer.image).metadata();
+    expect([metadata.width, metadata.height]).toEqual(aboutOneMegapixel(600, 400));
+  });
+
   it('gives the same image for the same seed and another for another seed', async () => {
     const [first, again, other] = await Promise.all([edit({ seed: 7 }), edit({ seed: 7 }), edit({ seed: 8 })]);
     expect(first.image.equals(again.image)).toBe(true);
     expect(first.image.equals(other.image)).toBe(false);
   });
 
-  it('passes on a rewritten prompt when the upstream reports one', async () => {
-    fake.options.revisedPrompt = (text) => `${text}, golden hour`;
-    const answer = await edit({ promptExtend: true });
-    expect(answer.revisedPrompt).toBe('把背景换成海边, golden hour');
+  describe('inputs given as URLs', () => {
+    let host: Awaited<ReturnType<typeof startServer>>;
+
+    beforeAll(async () => {
+      host = await startServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': square.length });
+        res.end(square);
+      });
+    });
+    afterAll(() => host.close());
+
+    it('sends an input given as a URL within the per-image limit as that URL, the others inline', async () => {
+      const url = `${host.url}/cat.jpg`;
+      const answer = await edit({
+        images: [{ ...squareInput(), url, sourceBytes: MAX_UPSTREAM_IMAGE_BYTES }, landscapeInput()],
+      });
+
+      expect(fake.calls[0].images).toEqual([
+        { source: 'url', url, mime: 'image/jpeg', bytes: square.length, width: 300, height: 300 },
+        { source: 'data', mime: 'image/png', bytes: landscape.length, width: 600, height: 400 },
+      ]);
+      expect(answer.image.equals(fake.fileAt(fake.calls[0].output!.url)!)).toBe(true);
+    });
+
+    it('sends an input inline when the caller’s original was over the limit, though its URL was given', async () => {
+      await edit({
+        images: [{ ...squareInput(), url: `${host.url}/big.bmp`, sourceBytes: MAX_UPSTREAM_IMAGE_BYTES + 1 }],
+      });
+      expect(fake.calls[0].images).toEqual([
+        { source: 'data', mime: 'image/jpeg', bytes: square.length, width: 300, height: 300 },
+      ]);
+    });
+
+    it('re-encodes an inline input larger than the per-image limit to fit under it', async () => {
+      // Noise hardly compresses: stored without compression, this PNG is over 10 MB.
+      const [width, height] = [2000, 1900];
+      const noise = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
+      expect(noise.length).toBeGreaterThan(MAX_UPSTREAM_IMAGE_BYTES);
+
+      await edit({
+        images: [
+          { data: noise, mime: 'image/png', width, height, url: `${host.url}/noise.png`, sourceBytes: noise.length },
+        ],
+      });
+
+      expect(fake.calls[0].status).toBe(200);
+      expect(fake.calls[0].images).toHaveLength(1);
+      const [sent] = fake.calls[0].images;
+      expect(sent).toMatchObject({ source: 'data', mime: 'image/jpeg' });
+      expect(sent.bytes).toBeLessThanOrEqual(MAX_UPSTREAM_IMAGE_BYTES);
+    });
   });
 
   it('reports a request the upstream judges invalid as the request’s failure', async () => {
-    const error = await providerFailureOf(edit({ size: { width: 4096, height: 4096 } }));
-    expect(error).toMatchObject({ failure: 'request', status: 400 });
-    expect(error.message).toMatch(/^InvalidParameter: parameters.size/);
+    const error = await providerFailureOf(edit({ seed: -1 }));
+    expect(error).toMatchObject({ failure: 'request', status: 400, code: 'InvalidParameter' });
+    expect(error.message).toMatch(/^InvalidParameter: parameters.seed/);
+    expect(error.requestId).toBe(fake.calls[0].requestId);
   });
 
-  it('reports a content-moderation rejection as the request’s failure', async () => {
+  it('reports a content-moderation rejection as a content failure', async () => {
     fake.failNext({ status: 400, code: 'DataInspectionFailed' });
     const error = await providerFailureOf(edit());
-    expect(error).toMatchObject({ failure: 'request', status: 400 });
-    expect(error.message).toBe('DataInspectionFailed: Input data may contain inappropriate content.');
+    expect(error).toMatchObject({ failure: 'content', status: 400, code: 'DataInspectionFailed' });
+    expect(error.message).toMatch(/^DataInspectionFailed: /);
+    expect(error.requestId).toBe(fake.calls[0].requestId);
+  });
+
+  it.each([
+    ['DataInspectionFailed', 'content'],
+    ['Arrearage', 'route'],
+    ['InvalidParameter', 'route'],
+    ['Throttling.RateQuota', 'retryable'],
+  ])('fails a 200 answer that carries the code %s, as %s', async (code, failure) => {
+    fake.failNext({ status: 200, code, message: 'refused' });
+    const error = await providerFailureOf(edit());
+    expect(error).toMatchObject({ failure, status: 200, code, message: `${code}: refused` });
+    expect(error.requestId).toBe(fake.calls[0].requestId);
+    expect(fake.downloadAttempts).toHaveLength(0);
   });
 
   it('reports a refused key as the route’s failure without echoing the key', async () => {
-    const error = await providerFailureOf(edit({}, routeTo(fake, 'sk-wrong-key-abcdef')));
+    const error = await providerFailureOf(edit({}, routeTo(fake.url, undefined, 'sk-wrong-key-abcdef')));
     expect(error).toMatchObject({ failure: 'route', status: 401 });
     expect(error.message).not.toContain('sk-wrong');
   });
 
   it('reports an overdue account as the route’s failure although DashScope answers 400', async () => {
-    fake.failNext({
-      status: 400,
-      code: 'Arrearage',
-      message: 'Access denied, please make sure your account is in good standing.',
-    });
-    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', status: 400 });
+    fake.failNext({ status: 400, code: 'Arrearage' });
+    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'route', status: 400, code: 'Arrearage' });
   });
 
   it('reports throttling as retryable with the Retry-After it was given', async () => {
@@ -155,41 +281,111 @@ describe('DashScopeProvider.editImage', () => {
     expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable', status: 500 });
   });
 
-  it('reports a dropped connection as retryable', async () => {
-    fake.failNext({ dropConnection: true });
-    expect(await providerFailureOf(edit())).toMatchObject({ failure: 'retryable' });
+  it('reports a refused connection, when nothing was sent, as retryable', async () => {
+    const error = await providerFailureOf(edit({}, routeTo(`http://127.0.0.1:${await closedPort()}`)));
+    expect(error).toMatchObject({ failure: 'retryable', code: 'ECONNREFUSED' });
+    expect(error.status).toBeUndefined();
   });
 
-  it('reports an upstream slower than UPSTREAM_TIMEOUT_MS as a retryable timeout', async () => {
-    const impatient = providerWithTimeout(200);
-    fake.setDelay(1_000);
+  it('reports a connection dropped after the request was sent as spent', async () => {
+    fake.failNext({ dropConnection: true });
+    const error = await providerFailureOf(edit());
+    expect(error).toMatchObject({ failure: 'spent' });
+    expect(error.status).toBeUndefined();
+    expect(error.message).toMatch(/the image may have been generated, so it is not requested again$/);
+    expect(fake.calls).toHaveLength(1);
+  });
+
+  it('reports a generation slower than UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS as spent, asking only once', async () => {
+    const impatient = providerWithTimeout(1_000);
+    fake.options.delayMs = 0;
+    fake.failNext({ hangAfterGeneration: true });
     try {
-      const error = await providerFailureOf(
-        impatient.editImage(routeTo(fake), {
-          images: [{ data: landscape, mime: 'image/png', width: 600, height: 400 }],
-          prompt: 'x',
-          variation: 0,
-        }),
-      );
-      expect(error).toMatchObject({ failure: 'retryable', message: 'upstream timed out' });
+      const started = Date.now();
+      const error = await providerFailureOf(edit({}, routeTo(fake.url), impatient));
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(error).toMatchObject({ failure: 'spent' });
+      expect(error.status).toBeUndefined();
+      expect(error.message).toMatch(/^upstream timed out; the image may have been generated/);
+      // The upstream made (and would bill) the image; the provider did not ask for another.
+      expect(fake.generations).toBe(1);
+      expect(fake.calls).toHaveLength(1);
+      expect(fake.downloadAttempts).toHaveLength(0);
     } finally {
       await impatient.onModuleDestroy();
     }
   });
 
-  it('refuses a result larger than the cap, announced by Content-Length', async () => {
-    fake.options.fileBytes = MAX_RESULT_IMAGE_BYTES + 1;
+  it.each([
+    ['answers 500', { status: 500 }, 'failed'],
+    ['never answers', { hang: true }, 'hung'],
+  ])(
+    'downloads the result again, without a second generation, when the first download %s',
+    async (_, failure, outcome) => {
+      const quick = providerWithTimeout(5_000, 300);
+      fake.failDownloads(failure);
+      try {
+        const answer = await edit({ seed: 5 }, routeTo(fake.url), quick);
+        expect(downloadOutcomes()).toEqual([outcome, 'served']);
+        expect(fake.calls).toHaveLength(1);
+        expect(fake.generations).toBe(1);
+        expect(answer.image.equals(fake.fileAt(fake.calls[0].output!.url)!)).toBe(true);
+        expect(answer.requestId).toBe(fake.calls[0].requestId);
+      } finally {
+        await quick.onModuleDestroy();
+      }
+    },
+  );
+
+  it('gives up on a result after 3 failed downloads as spent, with the request id, never generating again', async () => {
+    fake.failDownloads({ status: 503, times: 3 });
     const error = await providerFailureOf(edit());
-    expect(error).toMatchObject({ failure: 'route' });
-    expect(error.message).toBe('upstream image is larger than 20 MB');
+    expect(error).toMatchObject({ failure: 'spent', status: 503, requestId: fake.calls[0].requestId });
+    expect(error.message).toMatch(
+      /^the generated image could not be downloaded: image download from 127\.0\.0\.1:\d+ answered HTTP 503$/,
+    );
+    expect(downloadOutcomes()).toEqual(['failed', 'failed', 'failed']);
+    expect(fake.calls).toHaveLength(1);
   });
 
-  it('refuses a result larger than the cap while streaming it', async () => {
+  it('does not download again what another try would not change (a 404)', async () => {
+    fake.failDownloads({ status: 404, times: 3 });
+    const error = await providerFailureOf(edit());
+    expect(error).toMatchObject({ failure: 'spent', status: 404, requestId: fake.calls[0].requestId });
+    expect(downloadOutcomes()).toEqual(['failed']);
+    expect(fake.calls).toHaveLength(1);
+  });
+
+  it('refuses a result larger than the cap, announced by Content-Length, as spent', async () => {
+    fake.options.fileBytes = MAX_RESULT_IMAGE_BYTES + 1;
+    const error = await providerFailureOf(edit());
+    expect(error).toMatchObject({ failure: 'spent', requestId: fake.calls[0].requestId });
+    expect(error.message).toMatch(/: upstream image is larger than 20 MB$/);
+    expect(fake.calls).toHaveLength(1);
+  });
+
+  it('refuses a result larger than the cap while streaming it, as spent', async () => {
     Object.assign(fake.options, { fileBytes: MAX_RESULT_IMAGE_BYTES + 1, chunkedFiles: true });
-    expect(await providerFailureOf(edit())).toMatchObject({
-      failure: 'route',
-      message: 'upstream image is larger than 20 MB',
-    });
+    const error = await providerFailureOf(edit());
+    expect(error).toMatchObject({ failure: 'spent' });
+    expect(error.message).toMatch(/: upstream image is larger than 20 MB$/);
+    expect(fake.calls).toHaveLength(1);
+  });
+
+  it('reports an answer without an image as the route’s failure, with its request id', async () => {
+    const upstream = await startServer((req, res) =>
+      sendJson(res, 200, {
+        output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [] } }] },
+        usage: { width: 0, height: 0, image_count: 0 },
+        request_id: 'req-without-image',
+      }),
+    );
+    try {
+      const error = await providerFailureOf(edit({}, routeTo(upstream.url)));
+      expect(error).toMatchObject({ failure: 'route', status: 200, requestId: 'req-without-image' });
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('lets one of several calls fail on its own (image 3 of 4)', async () => {
@@ -202,6 +398,6 @@ describe('DashScopeProvider.editImage', () => {
           (error: ProviderError) => error.failure,
         ),
       );
-    expect(outcomes).toEqual(['ok', 'ok', 'request', 'ok']);
+    expect(outcomes).toEqual(['ok', 'ok', 'content', 'ok']);
   });
 });

@@ -1,14 +1,21 @@
 import type { ResolvedRoute } from '@gateway/catalog';
-import { AppConfig } from '@gateway/common';
+import { AppConfig, GatewayError } from '@gateway/common';
+import { fitWithinBytes, ImageInputError } from '@gateway/imaging';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
-import { ImageEditAnswer, ImageEditCall, ModelProvider, ProviderError } from '../provider.types';
+import { wasSent } from '../http-failure';
+import { ImageEditAnswer, ImageEditCall, ImageEditInput, ModelProvider, ProviderError } from '../provider.types';
 import { downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
+import { acceptsImageUrl, imageModelRules, MAX_UPSTREAM_IMAGE_BYTES, upstreamSize } from './dashscope-image-rules';
 
 /** Native (not compatible-mode) endpoint of the qwen-image-edit family; routes to it carry no base_path. */
 const GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
 /** The generation answer is a small JSON document pointing at the image; anything larger is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Tries of one result download, with a short pause between: a new generation would be billed again. */
+const DOWNLOAD_TRIES = 3;
+const DOWNLOAD_PAUSE_MS = 500;
 
 type ContentItem = { image: string } | { text: string };
 
@@ -26,21 +33,34 @@ interface GenerationRequest {
 }
 
 interface GenerationAnswer {
-  output?: { choices?: { finish_reason?: string; message?: { content?: { image?: string; text?: string }[] } }[] };
+  output?: { choices?: { finish_reason?: string; message?: { content?: { image?: string }[] } }[] };
   usage?: { width?: number; height?: number; image_count?: number };
   request_id?: string;
 }
 
-/** Alibaba Cloud DashScope's native image-edit API: a synchronous call that answers a signed URL of the result. */
+/**
+ * Alibaba Cloud DashScope's native image-edit API: a synchronous call that answers a signed URL of the result.
+ * Generation and download have their own deadlines: the generation is billed once it is made, so a download that
+ * fails is tried again, and a generation that may have been made is never repeated on this route.
+ */
 @Injectable()
 export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   readonly name = 'dashscope' as const;
   private readonly agent: Agent;
-  private readonly timeoutMs: number;
+  private readonly generationMs: number;
+  private readonly downloadMs: number;
 
   constructor(config: AppConfig) {
-    this.timeoutMs = config.UPSTREAM_TIMEOUT_MS;
-    this.agent = upstreamAgent(config.UPSTREAM_TIMEOUT_MS, 128);
+    this.generationMs = config.UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS;
+    this.downloadMs = config.UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS;
+    this.agent = upstreamAgent(Math.max(this.generationMs, this.downloadMs), 128);
+  }
+
+  /** The longest one editImage call can take: what a route slot's lease must outlive. */
+  static longestCallMs(config: AppConfig): number {
+    const downloads =
+      DOWNLOAD_TRIES * config.UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS + (DOWNLOAD_TRIES - 1) * DOWNLOAD_PAUSE_MS;
+    return config.UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS + downloads;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -48,35 +68,90 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   }
 
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
-    // One deadline for generation and download, so a route slot's lease always outlives the call.
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    const answer = await postToUpstream<GenerationAnswer>(
-      `${route.baseUrl}${GENERATION_PATH}`,
-      JSON.stringify(generationRequest(route.model, call)),
-      {
+    const body = JSON.stringify(await generationRequest(route.model, call));
+    let answer: { body: GenerationAnswer; requestId?: string };
+    try {
+      answer = await postToUpstream<GenerationAnswer>(`${route.baseUrl}${GENERATION_PATH}`, body, {
         dispatcher: this.agent,
-        signal,
+        signal: AbortSignal.timeout(this.generationMs),
         apiKey: route.apiKey,
         maxBytes: MAX_ANSWER_BYTES,
-      },
-    );
-    const content = answer.output?.choices?.[0]?.message?.content ?? [];
+      });
+    } catch (error) {
+      // No answer (or no readable one) after the request went out: the image may exist upstream, billed, so this
+      // route is not asked again.
+      if (error instanceof ProviderError && mayHaveGenerated(error)) {
+        throw new ProviderError(
+          `${error.message}; the image may have been generated, so it is not requested again`,
+          'spent',
+          undefined,
+          error,
+        );
+      }
+      throw error;
+    }
+    const { requestId } = answer;
+    const content = answer.body.output?.choices?.[0]?.message?.content ?? [];
     const imageUrl = content.find((item) => typeof item.image === 'string')?.image;
-    if (!imageUrl)
-      throw new ProviderError(`upstream returned no image (request ${answer.request_id ?? 'unknown'})`, 'retryable');
-    const image = await downloadImage(imageUrl, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
-    // Tolerated rather than expected: a rewritten prompt, if reported, arrives as a text item beside the image.
-    const revisedPrompt = content.find((item) => typeof item.text === 'string')?.text;
-    // DashScope draws its own mark when asked (`parameters.watermark`).
-    return { image, watermarked: true, ...(revisedPrompt ? { revisedPrompt } : {}) };
+    if (!imageUrl) throw new ProviderError('upstream answered without an image', 'route', 200, { requestId });
+    const image = await this.download(imageUrl, requestId);
+    // DashScope returns no rewritten prompt, so the worker reports the prompt it sent. It draws its own mark when
+    // asked (`parameters.watermark`).
+    return { image, watermarked: true, requestId };
+  }
+
+  /** The generated image, downloaded again on failure; it is billed already, so it is never generated again here. */
+  private async download(url: string, requestId: string | undefined): Promise<Buffer> {
+    let failure: ProviderError | undefined;
+    for (let attempt = 1; attempt <= DOWNLOAD_TRIES; attempt++) {
+      if (attempt > 1) await sleep(DOWNLOAD_PAUSE_MS);
+      try {
+        return await downloadImage(url, {
+          dispatcher: this.agent,
+          signal: AbortSignal.timeout(this.downloadMs),
+          maxBytes: MAX_RESULT_IMAGE_BYTES,
+        });
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        failure = error;
+        if (!isTransient(error)) break;
+      }
+    }
+    throw new ProviderError(
+      `the generated image could not be downloaded: ${failure?.message}`,
+      'spent',
+      failure?.status,
+      { requestId },
+    );
   }
 }
 
-/** The request body; inputs travel inline as data URIs, so the upstream never has to reach back to us. */
-function generationRequest(model: string, call: ImageEditCall): GenerationRequest {
-  const content: ContentItem[] = call.images.map((input) => ({
-    image: `data:${input.mime};base64,${input.data.toString('base64')}`,
-  }));
+/**
+ * A failure after which the upstream may have made the image: no answer after the request was sent, or a success
+ * status whose body could not be read. A 200 carrying an error code says it made none.
+ */
+function mayHaveGenerated(error: ProviderError): boolean {
+  if (error.status === undefined) return wasSent(error);
+  return error.status >= 200 && error.status < 300 && error.code === undefined;
+}
+
+/** A download failure that another try may not meet: the network, or the file server's 408, 429 and 5xx. */
+function isTransient(error: ProviderError): boolean {
+  if (error.failure !== 'retryable') return false;
+  if (error.status === undefined) return error.code !== undefined;
+  return error.status === 408 || error.status === 429 || error.status >= 500;
+}
+
+/**
+ * The request body, with only the parameters the upstream model takes (dashscope-image-rules.ts). Inputs the
+ * caller gave as URLs within the upstream's limits travel as those URLs; the rest inline as data URIs, re-encoded
+ * first if one would exceed the upstream's per-image limit.
+ */
+async function generationRequest(model: string, call: ImageEditCall): Promise<GenerationRequest> {
+  const rules = imageModelRules(model);
+  const content: ContentItem[] = await Promise.all(
+    call.images.map(async (input) => ({ image: await imageItem(input) })),
+  );
   content.push({ text: call.prompt });
   return {
     model,
@@ -84,10 +159,23 @@ function generationRequest(model: string, call: ImageEditCall): GenerationReques
     parameters: {
       n: 1,
       ...(call.negativePrompt ? { negative_prompt: call.negativePrompt } : {}),
-      ...(call.size ? { size: `${call.size.width}*${call.size.height}` } : {}),
+      ...(call.size && rules.size ? { size: upstreamSize(call.size) } : {}),
       ...(call.seed !== undefined ? { seed: call.seed } : {}),
-      ...(call.promptExtend !== undefined ? { prompt_extend: call.promptExtend } : {}),
+      ...(call.promptExtend !== undefined && rules.promptExtend ? { prompt_extend: call.promptExtend } : {}),
       ...(call.watermark !== undefined ? { watermark: call.watermark } : {}),
     },
   };
+}
+
+async function imageItem(input: ImageEditInput): Promise<string> {
+  if (input.url && acceptsImageUrl(input)) return input.url;
+  let fitted: { data: Buffer; mime: string };
+  try {
+    fitted = await fitWithinBytes(input, MAX_UPSTREAM_IMAGE_BYTES);
+  } catch (error) {
+    // Not the upstream's fault and not the route's: the caller's image cannot be sent as it is.
+    if (error instanceof ImageInputError) throw new GatewayError('InvalidImage', error.message);
+    throw error;
+  }
+  return `data:${fitted.mime};base64,${fitted.data.toString('base64')}`;
 }

@@ -31,7 +31,7 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   let jpeg: Buffer;
   const edit = (call: Partial<ImageEditCall> = {}, route = routeTo(fake)) =>
     provider.editImage(route, {
-      images: [{ data: png, mime: 'image/png', width: 640, height: 480 }],
+      images: [{ data: png, mime: 'image/png', width: 640, height: 480, sourceBytes: png.length }],
       prompt: 'make it night',
       variation: 0,
       ...call,
@@ -71,8 +71,8 @@ describe('OpenAiCompatibleProvider.editImage', () => {
   it('posts several images as `image[]` parts in request order', async () => {
     const answer = await edit({
       images: [
-        { data: png, mime: 'image/png', width: 640, height: 480 },
-        { data: jpeg, mime: 'image/jpeg', width: 256, height: 256 },
+        { data: png, mime: 'image/png', width: 640, height: 480, sourceBytes: png.length },
+        { data: jpeg, mime: 'image/jpeg', width: 256, height: 256, sourceBytes: jpeg.length },
       ],
     });
 
@@ -97,7 +97,9 @@ describe('OpenAiCompatibleProvider.editImage', () => {
 
   it('reports an input the upstream cannot read as the request’s failure', async () => {
     const error = await providerFailureOf(
-      edit({ images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64 }] }),
+      edit({
+        images: [{ data: Buffer.from('not an image'), mime: 'image/png', width: 64, height: 64, sourceBytes: 12 }],
+      }),
     );
     expect(error).toMatchObject({ failure: 'request', status: 400 });
     expect(error.message).toMatch(/Invalid image file/);

@@ -20,6 +20,7 @@ import {
   downloadImage,
   MAX_RESULT_IMAGE_BYTES,
   postToUpstream,
+  UpstreamAnswer,
   streamFromUpstream,
   upstreamAgent,
 } from '../upstream-http';
@@ -59,7 +60,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
   }
 
   async embed(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
-    const body = await this.post<OpenAiEmbeddingsBody>(route, '/embeddings', {
+    const { body, requestId } = await this.post<OpenAiEmbeddingsBody>(route, '/embeddings', {
       model: route.model,
       input: call.input,
       encoding_format: 'float',
@@ -74,11 +75,11 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     }
     const vectors = new Array<number[]>(call.input.length);
     for (const item of body.data) vectors[item.index] = item.embedding;
-    return { vectors, promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0 };
+    return { vectors, promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0, requestId };
   }
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
-    const body = await this.post<OpenAiChatBody>(route, '/chat/completions', {
+    const { body, requestId } = await this.post<OpenAiChatBody>(route, '/chat/completions', {
       ...chatPayload(route, call),
       stream: false,
     });
@@ -89,6 +90,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       finishReason: choice.finish_reason ?? 'stop',
       promptTokens: body.usage?.prompt_tokens ?? 0,
       completionTokens: body.usage?.completion_tokens ?? 0,
+      requestId,
     };
   }
 
@@ -137,7 +139,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
     // One deadline for the edit and any download, so a route slot's lease always outlives the call.
     const signal = AbortSignal.timeout(this.timeoutMs);
-    const body = await postToUpstream<OpenAiImagesBody>(
+    const { body, requestId } = await postToUpstream<OpenAiImagesBody>(
       `${route.baseUrl}/images/edits`,
       imageEditForm(route.model, call),
       {
@@ -153,10 +155,10 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     else if (item?.url)
       image = await downloadImage(item.url, { dispatcher: this.agent, signal, maxBytes: MAX_RESULT_IMAGE_BYTES });
     else throw new ProviderError('upstream returned no image', 'retryable');
-    return { image, ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) };
+    return { image, requestId, ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) };
   }
 
-  private post<T>(route: ResolvedRoute, path: string, payload: unknown): Promise<T> {
+  private post<T>(route: ResolvedRoute, path: string, payload: unknown): Promise<UpstreamAnswer<T>> {
     return postToUpstream<T>(`${route.baseUrl}${path}`, JSON.stringify(payload), {
       dispatcher: this.agent,
       apiKey: route.apiKey,

@@ -50,6 +50,29 @@ function IsStop(): PropertyDecorator {
   });
 }
 
+/**
+ * A number in `interval`, written as the upstreams' docs write it: `[0, 2)` takes 0 and stops short of 2. The
+ * message names the range, so a caller sees it before an upstream refuses the value.
+ */
+function IsInInterval(interval: string): PropertyDecorator {
+  const parts = /^([[(])(-?[\d.]+), (-?[\d.]+)([\])])$/.exec(interval);
+  if (!parts) throw new Error(`not an interval: ${interval}`);
+  const [, open, low, high, close] = parts;
+  const [min, max] = [Number(low), Number(high)];
+  const lower = open === '[' ? `at least ${min}` : `greater than ${min}`;
+  const upper = close === ']' ? `at most ${max}` : `less than ${max}`;
+  return ValidateBy({
+    name: 'isInInterval',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'number' &&
+        (open === '[' ? value >= min : value > min) &&
+        (close === ']' ? value <= max : value < max),
+      defaultMessage: (args) => `${args?.property} must be in ${interval}: ${lower} and ${upper}`,
+    },
+  });
+}
+
 /** The OpenAI-compatible subset of docs/contracts.md; any other field is refused. */
 export class ChatCompletionRequestDto {
   @IsString()
@@ -69,16 +92,16 @@ export class ChatCompletionRequestDto {
   @Min(1)
   max_tokens?: number;
 
+  // What every x-chat route takes: OpenAI allows temperature 0–2 and top_p 0–1, DashScope's compatible mode (qwen)
+  // [0, 2) and (0, 1]. Past the narrower one a fallback route would answer an upstream 400.
   @IsOptional()
   @IsNumber()
-  @Min(0)
-  @Max(2)
+  @IsInInterval('[0, 2)')
   temperature?: number;
 
   @IsOptional()
   @IsNumber()
-  @Min(0)
-  @Max(1)
+  @IsInInterval('(0, 1]')
   top_p?: number;
 
   @IsOptional()

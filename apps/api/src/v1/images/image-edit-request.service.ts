@@ -44,8 +44,8 @@ export class ImageEditRequestService {
           : truncate(parameters.negative_prompt, MAX_NEGATIVE_PROMPT_CODE_POINTS),
       n: parameters.n ?? 1,
       size: parameters.size === undefined ? undefined : parseSize(parameters.size),
-      // The spec's default is on, for the models that can rewrite at all.
-      promptExtend: spec.limits.prompt_extend ? (parameters.prompt_extend ?? true) : false,
+      // The spec's default is on, for the models that can rewrite at all; the others are sent no such parameter.
+      promptExtend: spec.limits.prompt_extend ? (parameters.prompt_extend ?? true) : undefined,
       seed: parameters.seed ?? randomInt(0, 2147483647),
       watermark: parameters.watermark ?? false,
     };

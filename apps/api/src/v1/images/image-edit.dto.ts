@@ -18,10 +18,10 @@ import {
 
 /** A content item carries an image or a text; which one, and how many of each, ImageEditRequestService checks. */
 export class ImageEditContentDto {
-  /** An http(s) URL or base64 / data URI of at most 10 MB (13.4 M base64 characters). */
+  /** An http(s) URL or base64 / data URI of at most 10 MB, a BMP 30 MB (41.9 M base64 characters). */
   @IsOptional()
   @IsString()
-  @MaxLength(14_000_000)
+  @MaxLength(42_000_000)
   image?: string;
 
   /** Longer texts are cut to 800 code points, not refused (docs/contracts.md); this only bounds the work. */
