@@ -46,12 +46,12 @@ describe('decodeBase64Image', () => {
     expect(decodeBase64Image(Buffer.alloc(MAX_IMAGE_BYTES, 7).toString('base64'))).toHaveLength(MAX_IMAGE_BYTES);
   });
 
-  it('rejects more than 10 MB from the string length, without decoding', () => {
+  it('rejects more than any format may be (a BMP, 30 MB) from the string length, without decoding', () => {
     const from = jest.spyOn(Buffer, 'from');
     try {
-      expect(() => decodeBase64Image('A'.repeat(50 * 1024 * 1024))).toThrow('image is larger than 10 MB');
-      expect(() => decodeBase64Image(`data:image/png;base64,${'A'.repeat(14_000_000)}`)).toThrow(
-        'image is larger than 10 MB',
+      expect(() => decodeBase64Image('A'.repeat(50 * 1024 * 1024))).toThrow('image is larger than 30 MB');
+      expect(() => decodeBase64Image(`data:image/png;base64,${'A'.repeat(42_000_000)}`)).toThrow(
+        'image is larger than 30 MB',
       );
       expect(from).not.toHaveBeenCalled();
     } finally {

@@ -2,7 +2,7 @@ import sharp, { Sharp } from 'sharp';
 import { decodeImage, probeImage } from './decode-image';
 import { sniffImageFormat } from './image-format';
 import { ImageInputError } from './image-input-error';
-import { MAX_IMAGE_BYTES } from './image-limits';
+import { MAX_BMP_BYTES, MAX_IMAGE_BYTES } from './image-limits';
 
 type Rgb = [number, number, number];
 
@@ -236,11 +236,27 @@ describe('decodeImage', () => {
     expect((await rejection(decodeImage(truncated))).message).toBe('image could not be decoded');
   });
 
-  it('rejects more than 10 MB before looking at the content', async () => {
+  it('rejects more than 10 MB before looking at the content, and a BMP over 30 MB', async () => {
     const huge = Buffer.alloc(MAX_IMAGE_BYTES + 1);
     huge.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    expect((await rejection(decodeImage(huge))).message).toBe('image is larger than 10 MB');
-    expect((await rejection(probeImage(huge))).message).toBe('image is larger than 10 MB');
+    const tooLarge = 'image is larger than 10 MB (only BMP may be up to 30 MB)';
+    expect((await rejection(decodeImage(huge))).message).toBe(tooLarge);
+    expect((await rejection(probeImage(huge))).message).toBe(tooLarge);
+    const hugeBmp = Buffer.alloc(MAX_BMP_BYTES + 1);
+    hugeBmp.write('BM', 0, 'latin1');
+    expect((await rejection(decodeImage(hugeBmp))).message).toBe('image is larger than 30 MB');
+  });
+
+  it('takes a BMP above 10 MB, whose PNG is what travels on', async () => {
+    const width = 1900;
+    const rows = Array.from({ length: 1900 }, (_, y) =>
+      Array.from({ length: width }, (_, x): Rgb => [x & 255, y & 255, (x ^ y) & 255]),
+    );
+    const bmp = buildBmp({ bitsPerPixel: 24, rows });
+    expect(bmp.length).toBeGreaterThan(MAX_IMAGE_BYTES);
+    const decoded = await decodeImage(bmp);
+    expect(decoded).toMatchObject({ format: 'bmp', width, height: 1900, sourceBytes: bmp.length });
+    expect((await sharp(decoded.data).metadata()).format).toBe('png');
   });
 
   describe('decompression bombs', () => {
