@@ -5,7 +5,16 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { QueueName } from '@gateway/queue';
 import { Queue } from 'bullmq';
 import { dataUri, download, editBody, noisyPng } from '../helpers/images';
-import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitUntil,
+} from '../helpers/gateway';
 
 const PLUS = 'x-image-edit-plus';
 
@@ -79,14 +88,38 @@ describe('GET /v1/files/{id}', () => {
     );
   });
 
-  it('keeps large inputs out of the job and deletes them once the task is final', async () => {
-    const { taskId } = await generate();
-    const job = await api.app.get<Queue>(getQueueToken(QueueName.ImageEdit)).getJob(taskId);
-    expect(job!.data.images).toEqual([{ stored: expect.stringMatching(/^in_/) }]);
-    expect(JSON.stringify(job!.data).length).toBeLessThan(2048);
-    const inputs = connection.db!.collection('inputs.files');
+  it('keeps large inputs out of the job, deletes them once the task is final, and removes the finished job', async () => {
+    const queue = api.app.get<Queue>(getQueueToken(QueueName.ImageEdit));
+    // Paused, the job waits where it can be read: a finished image-edit job is removed at once.
+    await queue.pause();
+    let taskId: string;
+    let stored: string;
+    try {
+      const response = await fetch(`${api.url}/v1/images/edits`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'x-async': 'enable' },
+        body: JSON.stringify(editBody(PLUS, [dataUri(await noisyPng(96, 64))], 'blur')),
+      });
+      expect(response.status).toBe(202);
+      taskId = ((await response.json()) as { task_id: string }).task_id;
+      const job = await queue.getJob(taskId);
+      expect(job!.data.images).toEqual([{ stored: expect.stringMatching(/^in_/) }]);
+      expect(JSON.stringify(job!.data).length).toBeLessThan(2048);
+      stored = (job!.data.images[0] as { stored: string }).stored;
+    } finally {
+      await queue.resume();
+    }
+    const inputs = connection.db!.collection<{ _id: string }>('inputs.files');
     await waitUntil(
-      async () => (await inputs.countDocuments({ _id: job!.data.images[0].stored })) === 0,
+      async () => (await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey)).body.status === 'succeeded',
+      'the task to succeed',
+      10_000,
+    );
+    await waitUntil(async () => (await queue.getJob(taskId)) === undefined, 'the finished job to be removed', 5_000);
+    // Nothing reads the queue's event stream: it is kept short.
+    expect(await (await queue.client).hget(queue.keys.meta, 'opts.maxLenEvents')).toBe('1000');
+    await waitUntil(
+      async () => (await inputs.countDocuments({ _id: stored })) === 0,
       'the stored input to be deleted',
       5_000,
     );

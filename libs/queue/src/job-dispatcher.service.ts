@@ -2,9 +2,27 @@ import { AppConfig, LOGGER } from '@gateway/common';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Job, JobsOptions } from 'bullmq';
 import { Logger } from 'pino';
-import { PayloadOf, TaskOutcome, TaskQueueName } from './job-contracts';
+import { PayloadOf, QueueName, TaskOutcome, TaskQueueName } from './job-contracts';
 import { ReplyWaiters } from './reply-waiters.service';
 import { TaskQueues } from './task-queues.service';
+
+/**
+ * How long finished jobs stay in Redis. Outcomes live in the outcome key and the task record, so a finished job is
+ * only kept for a look at the queue. Embeddings and chat jobs are small and trimmed by age and count: measured,
+ * BullMQ's per-job removal on completion cost ~25% throughput, while trimming the oldest beyond 1,000 costs nothing
+ * measurable. An image-edit job carries up to three inline images (IMAGE_INLINE_INPUT_BYTES each), so it is removed
+ * on completion and at most 100 failed ones are kept: 1,000 of them could hold a gigabyte. Failed jobs stay a day
+ * for the operators' queue pages.
+ */
+const KEEP_SMALL_JOBS: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+  removeOnComplete: { age: 3600, count: 1_000 },
+  removeOnFail: { age: 24 * 3600, count: 1_000 },
+};
+const RETENTION: Record<TaskQueueName, Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'>> = {
+  [QueueName.Embeddings]: KEEP_SMALL_JOBS,
+  [QueueName.Chat]: KEEP_SMALL_JOBS,
+  [QueueName.ImageEdit]: { removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 100 } },
+};
 
 /**
  * Adds task jobs (job id = task id) to their queue, for a caller held until the reply (ReplyWaiters) or for
@@ -36,7 +54,7 @@ export class JobDispatcher implements OnModuleInit {
     const outcome = this.waiters.wait(queue, taskId);
     void this.queues
       .of(queue)
-      .add(queue, { ...payload, replyTo: this.waiters.channel }, this.jobOptions(taskId))
+      .add(queue, { ...payload, replyTo: this.waiters.channel }, this.jobOptions(queue, taskId))
       .then(
         () =>
           Promise.resolve(onEnqueued?.()).catch((error: Error) =>
@@ -49,7 +67,7 @@ export class JobDispatcher implements OnModuleInit {
 
   /** Adds an asynchronous task: nobody waits; the outcome is read with GET /v1/tasks or sent by webhook. */
   async dispatch<Q extends TaskQueueName>(queue: Q, payload: PayloadOf<Q>): Promise<void> {
-    await this.queues.of(queue).add(queue, payload, this.jobOptions(payload.taskId));
+    await this.queues.of(queue).add(queue, payload, this.jobOptions(queue, payload.taskId));
   }
 
   /**
@@ -74,16 +92,12 @@ export class JobDispatcher implements OnModuleInit {
     return null;
   }
 
-  private jobOptions(taskId: string): JobsOptions {
+  private jobOptions(queue: TaskQueueName, taskId: string): JobsOptions {
     return {
       jobId: taskId,
       attempts: this.config.JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: 1000 },
-      // Outcomes live in the outcome key and the task record, so completed jobs are only trimmed, by age and
-      // count: measured, BullMQ's per-job removal on completion cost ~25% throughput, while trimming the oldest
-      // beyond 1,000 costs nothing measurable and keeps Redis memory flat under sustained load. Failed jobs stay a day.
-      removeOnComplete: { age: 3600, count: 1_000 },
-      removeOnFail: { age: 24 * 3600 },
+      ...RETENTION[queue],
     };
   }
 }

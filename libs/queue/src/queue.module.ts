@@ -27,13 +27,22 @@ const SERVICES = [
   QueueOverview,
 ];
 
+/** Entries each queue's BullMQ event stream keeps. */
+const EVENTS_KEPT = 1_000;
+
 /** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (docs/operations.md). */
 @Module({})
 export class QueueModule {
   static forRoot(role: 'producer' | 'worker'): DynamicModule {
     const bull = BullModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ prefix: config.REDIS_PREFIX, connection: bullConnection(config, role) }),
+      useFactory: (config: AppConfig) => ({
+        prefix: config.REDIS_PREFIX,
+        connection: bullConnection(config, role),
+        // Nothing reads a queue's event stream (callers are answered on reply channels): a short one is enough for
+        // a look with redis-cli, where BullMQ's default of 10,000 entries per queue costs about 1 MB each.
+        streams: { events: { maxLen: EVENTS_KEPT } },
+      }),
     });
     const queues = BullModule.registerQueue(...ALL_QUEUES);
     return {
