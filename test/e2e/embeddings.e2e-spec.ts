@@ -1,3 +1,4 @@
+import { GatewayRedis } from '@gateway/queue';
 import OpenAI from 'openai';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, getJson, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
@@ -234,6 +235,24 @@ describe('POST /v1/embeddings', () => {
       expect(response.body.error.message).toContain('input contains forbidden text');
       expect(primary.calls).toHaveLength(1);
     });
+  });
+
+  it('waits for the next job once per job on a quiet queue: the marker a pick-up leaves is taken back', async () => {
+    const redis = api.app.get(GatewayRedis).client;
+    const fetches = async () => {
+      const stats = await redis.info('commandstats');
+      return Number(/cmdstat_bzpopmin:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    const body = { model: 'text-embedding-v4', input: 'quiet', dimensions: 64 };
+    await postJson(`${api.url}/v1/embeddings`, body, apiKey);
+    const before = await fetches();
+    const requests = 20;
+    for (let i = 0; i < requests; i++) {
+      expect((await postJson(`${api.url}/v1/embeddings`, body, apiKey)).status).toBe(200);
+    }
+    // One blocking wait per job (measured: 20 for 20; the other queues' idle workers renew theirs every few seconds).
+    // The marker each pick-up leaves would add a second wait that returns at once to every job (measured: 39).
+    expect((await fetches()) - before).toBeLessThanOrEqual(requests + 4);
   });
 
   async function unknownButWellFormedKey(): Promise<string> {
