@@ -15,13 +15,13 @@
  * this bench, and latency with bench:overhead. Run it with `npm run bench:stages [-- --requests 500]`.
  */
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { Agent, request } from 'undici';
+import { bullmqScriptNames } from '../test/helpers/bullmq-scripts';
 import { runBench } from './shared';
 
 const BODY = JSON.stringify({ model: 'text-embedding-v4', input: 'the quick brown fox', dimensions: 256 });
@@ -46,16 +46,6 @@ function env(name: string): string {
 }
 
 const now = () => performance.timeOrigin + performance.now();
-
-/** sha1 → script name for BullMQ's scripts; the gateway's own scripts are named by their first key. */
-function scriptNames(): Map<string, string> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const scripts = require('bullmq/dist/cjs/scripts') as Record<string, { name: string; content: string }>;
-  const names = new Map<string, string>();
-  for (const script of Object.values(scripts))
-    names.set(crypto.createHash('sha1').update(script.content).digest('hex'), script.name);
-  return names;
-}
 
 /** A readable name for one command: BullMQ scripts by name, other scripts by the tail of their first key. */
 function commandName(args: string[], scripts: Map<string, string>): string {
@@ -127,7 +117,7 @@ async function main(): Promise<void> {
   const redisUrl = env('BENCH_REDIS_URL');
   const admin = new Redis(redisUrl);
   const names = await clientNames(admin);
-  const scripts = scriptNames();
+  const scripts = bullmqScriptNames();
   // redis-cli writes the feed to a file, so reading it does not compete with the timing of the requests here.
   const feedFile = path.join(os.tmpdir(), `gw-stages-${process.pid}.monitor`);
   const feed = fs.openSync(feedFile, 'w');

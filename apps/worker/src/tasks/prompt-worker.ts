@@ -1,6 +1,8 @@
 import { Job, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 
+type MarkerRedis = Redis & { clearIdleMarker(marker: string, wait: string, prioritized: string): Promise<number> };
+
 /**
  * Takes BullMQ's base marker ('0') back when nothing waits. BullMQ sets it on every pick-up so that an idle worker
  * looks for more; on a quiet queue it only sends the worker that took the job into one more empty round (a marker
@@ -34,6 +36,7 @@ const FETCH_PAUSE_MS = 5;
 export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   private active = 0;
   private slotFreed?: () => void;
+  private markerClient?: Promise<MarkerRedis>;
 
   override async run(): Promise<void> {
     if (this.running) throw new Error('Worker is already running.');
@@ -51,13 +54,14 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
 
   private async fetchLoop(): Promise<void> {
     let tokens = 0;
-    let queueWasEmpty = true;
     while (!this.closing && !this.paused) {
       if (this.active >= this.concurrency) {
         await this.slotFreedOrAfter();
         continue;
       }
       const token = `${this.id}:${tokens++}`;
+      // A drained queue makes this fetch wait for a marker: a job it gets came to an empty queue.
+      const cameToEmptyQueue = this.queueDrained;
       let job: Job<D, R> | undefined;
       try {
         job = await this.getNextJob(token);
@@ -68,16 +72,12 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
         }
         continue;
       }
-      if (!job) {
-        queueWasEmpty = true;
-        continue;
-      }
+      if (!job) continue;
       this.start(job, token);
-      if (queueWasEmpty) {
+      if (cameToEmptyQueue) {
         void this.clearIdleMarker();
         await this.slotFreedOrAfter(FETCH_PAUSE_MS);
       }
-      queueWasEmpty = false;
     }
     while (this.active > 0) await this.slotFreedOrAfter();
   }
@@ -107,12 +107,31 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   /** Off the job's path: a failure only costs the empty round it would have saved. */
   private async clearIdleMarker(): Promise<void> {
     try {
-      // BullMQ's connection is an ioredis client.
-      const client = (await this.client) as unknown as Redis;
-      await client.eval(CLEAR_IDLE_MARKER, 3, this.keys.marker, this.keys.wait, this.keys.prioritized);
+      const client = await (this.markerClient ??= this.defineMarkerCommand());
+      const cleared = await client.clearIdleMarker(this.keys.marker, this.keys.wait, this.keys.prioritized);
+      // Nothing waited: the next fetch waits for a marker (every job added sets one) instead of a moveToActive
+      // that would find nothing while a slow job runs, as after an empty fetch.
+      if (cleared === 1) this.queueDrained = true;
     } catch {
-      // Redis away: the fetch loop reports that itself.
+      // Redis away: the fetch loop reports that itself; the command is defined again on the next call.
+      this.markerClient = undefined;
     }
+  }
+
+  /** BullMQ's own flag, private in its types: the last fetch found nothing, so the next one waits for a marker. */
+  private get queueDrained(): boolean {
+    return (this as unknown as { drained: boolean }).drained;
+  }
+
+  private set queueDrained(drained: boolean) {
+    (this as unknown as { drained: boolean }).drained = drained;
+  }
+
+  /** BullMQ's connection is an ioredis client: the script goes by its SHA-1 (EVALSHA), as the project's others do. */
+  private async defineMarkerCommand(): Promise<MarkerRedis> {
+    const client = (await this.client) as unknown as MarkerRedis;
+    client.defineCommand('clearIdleMarker', { numberOfKeys: 3, lua: CLEAR_IDLE_MARKER });
+    return client;
   }
 
   /** Resolves once a job gives its slot back, or after `ms` when given. */
