@@ -51,7 +51,8 @@ describe('DashScope image edits by the documented rules', () => {
       MODELS_CONFIG: join(ROOT, 'config', 'models.yaml'),
       UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
       UPSTREAM_DASHSCOPE_API_KEY: DASHSCOPE_KEY,
-      UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: 3000,
+      // Room for a 13 MB request body on a loaded machine; the unanswered-generation test waits this long.
+      UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: 10_000,
       UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS: 500,
       OUTBOUND_ALLOW_CIDRS: '127.0.0.2/32',
     });
@@ -254,6 +255,8 @@ describe('DashScope image edits by the documented rules', () => {
       served.set('/photo.bmp', { type: 'image/bmp', body: bmp });
       const response = await edit('x-image-edit-plus', undefined, [`${filesUrl}/photo.bmp`]);
       expect(response.status).toBe(200);
+      // Served by DashScope, not by the local fallback after a failed call.
+      expect((await recordOf(response))?.upstream).toEqual([expect.objectContaining({ outcome: 'ok' })]);
       const [received] = dashscope.calls[0].images;
       expect(received).toMatchObject({ source: 'data', width: 2000, height: 2000 });
       expect(received.bytes).toBeLessThanOrEqual(DASHSCOPE_IMAGE_LIMITS.maxImageBytes);
