@@ -493,10 +493,28 @@ interface Unloaded {
   samples: Sample[];
   stats: Stats;
   non200: Sample[];
+  /** Each service's user + system CPU per request while these ran, µs (the services that used any). */
+  cpuPerRequest: string;
 }
 
-function unloadedOf(samples: Sample[]): Unloaded {
-  return { samples, stats: stats(samples.map((s) => s.ms)), non200: samples.filter((s) => s.status !== 200) };
+/** Runs `count` sequential requests to `target`, and what each cost the services in CPU. */
+async function unloadedRun(target: Target, count: number): Promise<Unloaded> {
+  const pids = servicePids();
+  const before = cpuSecondsOf(pids);
+  const samples = await sequential(target, count);
+  const after = cpuSecondsOf(pids);
+  const cpuPerRequest = [...after]
+    .filter(([name]) => before.has(name))
+    .map(([name, t]) => [name, ((t - before.get(name)!) / samples.length) * 1e6] as const)
+    .filter(([, micros]) => micros >= 5)
+    .map(([name, micros]) => `${name} ${Math.round(micros)}`)
+    .join(', ');
+  return {
+    samples,
+    stats: stats(samples.map((s) => s.ms)),
+    non200: samples.filter((s) => s.status !== 200),
+    cpuPerRequest: cpuPerRequest || 'n/a',
+  };
 }
 
 /** The latency a gateway adds: its percentiles minus the direct ones. */
@@ -563,7 +581,7 @@ async function run(opts: Options, setup: Setup): Promise<void> {
   // 2. Unloaded latency: one request at a time, direct first, then the gateways in turn.
   const unloadedBefore = await snapshot(apiMetrics, workerMetrics);
   const unloadedRuns = new Map<Target, Unloaded>();
-  for (const target of [direct, ...pair]) unloadedRuns.set(target, unloadedOf(await sequential(target, opts.requests)));
+  for (const target of [direct, ...pair]) unloadedRuns.set(target, await unloadedRun(target, opts.requests));
   const unloaded = snapshotSince(await snapshot(apiMetrics, workerMetrics), unloadedBefore);
   const directStats = unloadedRuns.get(direct)!.stats;
   const gatewaySamples = unloadedRuns.get(gateway)!.samples;
@@ -583,6 +601,8 @@ async function run(opts: Options, setup: Setup): Promise<void> {
     ]),
   );
   print(`  added by the gateway (difference of percentiles): p50 ${fmt(added.p50)} ms, p99 ${fmt(added.p99)} ms`);
+  print(`  CPU per request (µs, user + system; /proc, ${os.cpus().length} CPUs shared by all):`);
+  for (const t of shown) print(`    ${t.label}: ${unloadedRuns.get(t)!.cpuPerRequest}`);
   if (peer && peerAdded) {
     print(
       `  added by ${peer.name} (difference of percentiles): p50 ${fmt(peerAdded.p50)} ms, p99 ${fmt(peerAdded.p99)} ms`,
