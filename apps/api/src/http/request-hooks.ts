@@ -1,6 +1,7 @@
 import { MetricsService } from '@gateway/metrics';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
+import { BurstPacer } from './burst-pacer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,16 +12,19 @@ declare module 'fastify' {
 }
 
 /**
- * Per-request plumbing on the Fastify instance: X-Request-Id, X-Gateway-Overhead-Ms on /v1 responses,
- * one JSON log line and the HTTP metrics per request.
+ * Per-request plumbing on the Fastify instance: X-Request-Id, bursts of new /v1 requests spread over turns of the
+ * event loop (BurstPacer), X-Gateway-Overhead-Ms on /v1 responses, one JSON log line and the HTTP metrics per request.
  */
 export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsService, logger: Logger): void {
   fastify.decorateRequest('gatewayTiming', null as never);
   fastify.decorateRequest('taskId', undefined);
+  const pacer = new BurstPacer();
   fastify.addHook('onRequest', (request, reply, done) => {
     request.gatewayTiming = { startedAt: performance.now(), providerMs: 0 };
     reply.header('x-request-id', request.id);
-    done();
+    // /health and the console stay out of the queue: a probe is answered in the turn that reads it.
+    if (request.url.startsWith('/v1/')) pacer.run(done);
+    else done();
   });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (request.url.startsWith('/v1/')) reply.header('x-gateway-overhead-ms', overheadMs(request).toFixed(2));
