@@ -456,8 +456,12 @@ interface DecodedInput extends ReceivedImage {
 
 /** An input as the service takes it: a data URI decoded, or a public URL fetched; then its size and format checked. */
 async function receive(image: string): Promise<DecodedInput> {
-  const dataUri = /^data:([\w.+-]+\/[\w.+-]+);base64,(.+)$/s.exec(image);
-  if (dataUri) return checked({ source: 'data', mime: dataUri[1] }, Buffer.from(dataUri[2], 'base64'));
+  // Only the header goes through a regex: one over a 13 MB payload can exhaust V8's backtracking stack
+  // (RangeError: Maximum call stack size exceeded, seen late in a long test run).
+  const comma = image.indexOf(',');
+  const dataUri = comma > 0 ? /^data:([\w.+-]+\/[\w.+-]+);base64$/.exec(image.slice(0, comma)) : null;
+  if (dataUri && comma < image.length - 1)
+    return checked({ source: 'data', mime: dataUri[1] }, Buffer.from(image.slice(comma + 1), 'base64'));
   let url: URL | undefined;
   try {
     url = new URL(image);
