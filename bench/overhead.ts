@@ -398,10 +398,13 @@ function cpuSecondsOf(pids: [string, number][]): Map<string, number> {
   return times;
 }
 
+/** CPU seconds each service used between two samples (the services in both). */
+function cpuUsed(before: Map<string, number>, after: Map<string, number>): [string, number][] {
+  return [...after].filter(([name]) => before.has(name)).map(([name, t]) => [name, t - before.get(name)!]);
+}
+
 function describeCpu(before: Map<string, number>, after: Map<string, number>, seconds: number): string {
-  const parts = [...after]
-    .filter(([name]) => before.has(name))
-    .map(([name, t]) => `${name} ${Math.round(((t - before.get(name)!) / seconds) * 100)}%`);
+  const parts = cpuUsed(before, after).map(([name, used]) => `${name} ${Math.round((used / seconds) * 100)}%`);
   return parts.length ? parts.join(', ') : 'n/a';
 }
 
@@ -503,9 +506,8 @@ async function unloadedRun(target: Target, count: number): Promise<Unloaded> {
   const before = cpuSecondsOf(pids);
   const samples = await sequential(target, count);
   const after = cpuSecondsOf(pids);
-  const cpuPerRequest = [...after]
-    .filter(([name]) => before.has(name))
-    .map(([name, t]) => [name, ((t - before.get(name)!) / samples.length) * 1e6] as const)
+  const cpuPerRequest = cpuUsed(before, after)
+    .map(([name, used]) => [name, (used / samples.length) * 1e6] as const)
     .filter(([, micros]) => micros >= 5)
     .map(([name, micros]) => `${name} ${Math.round(micros)}`)
     .join(', ');

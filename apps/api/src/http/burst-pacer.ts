@@ -1,5 +1,5 @@
 /** New /v1 requests started per turn of the event loop when they arrive in a burst. */
-export const STARTS_PER_TURN = 16;
+const STARTS_PER_TURN = 16;
 
 /**
  * Spreads a burst of new requests over turns of the event loop. A /v1 request costs the api about half a millisecond
