@@ -162,7 +162,12 @@ async function main(): Promise<void> {
         ),
     });
     const add = mine.find((c) => c.name.startsWith('add'));
-    const active = mine.find((c) => c.name === 'moveToActive' || (c.name === 'moveToFinished' && add && c.at > add.at));
+    const active = mine.find(
+      (c) =>
+        c.name === 'moveToActive' ||
+        c.name === 'onWake:moveToActive' ||
+        (c.name === 'moveToFinished' && add && c.at > add.at),
+    );
     const deliver = mine.find((c) => c.name === 'script({task})');
     total.push(exchange.doneAt - exchange.sentAt);
     if (!add || !active || !deliver || exchange.status !== 200) continue;

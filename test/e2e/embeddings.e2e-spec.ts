@@ -239,13 +239,13 @@ describe('POST /v1/embeddings', () => {
   });
 
   it('fetches once per job on a quiet queue: no empty marker wait, no empty moveToActive while a job runs', async () => {
-    const moveToActive = bullmqScriptSha('moveToActive');
+    const fetchScripts = [bullmqScriptSha('moveToActive'), bullmqScriptSha('onWake:moveToActive')];
     const monitor = await api.app.get(GatewayRedis).client.duplicate().monitor();
     const counts = { waits: 0, fetches: 0 };
     monitor.on('monitor', (_time: string, args: string[]) => {
       const verb = args[0].toLowerCase();
       if (verb === 'bzpopmin' && args[1].includes(':embeddings:')) counts.waits++;
-      if (verb === 'evalsha' && args[1] === moveToActive && args[3].includes(':embeddings:')) counts.fetches++;
+      if (verb === 'evalsha' && fetchScripts.includes(args[1]) && args[3].includes(':embeddings:')) counts.fetches++;
     });
     const body = { model: 'text-embedding-v4', input: 'quiet', dimensions: 64 };
     try {

@@ -1,13 +1,19 @@
 import crypto from 'node:crypto';
+import { MOVE_TO_ACTIVE_ON_WAKE } from '@gateway/queue';
 
-/** SHA-1 → name of each of BullMQ's Lua scripts: what Redis MONITOR shows its EVALSHA calls by. */
+const sha1 = (text: string) => crypto.createHash('sha1').update(text).digest('hex');
+
+/**
+ * SHA-1 → name of each of BullMQ's Lua scripts: what Redis MONITOR shows its EVALSHA calls by. The workers' variant
+ * of moveToActive that runs behind a marker wait (MOVE_TO_ACTIVE_ON_WAKE) is `onWake:moveToActive`.
+ */
 export function bullmqScriptNames(): Map<string, string> {
   // Not in BullMQ's public exports; the same module its Scripts class loads.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const scripts = require('bullmq/dist/cjs/scripts') as Record<string, { name: string; content: string }>;
   const names = new Map<string, string>();
-  for (const script of Object.values(scripts))
-    names.set(crypto.createHash('sha1').update(script.content).digest('hex'), script.name);
+  for (const script of Object.values(scripts)) names.set(sha1(script.content), script.name);
+  names.set(sha1(MOVE_TO_ACTIVE_ON_WAKE.lua), 'onWake:moveToActive');
   return names;
 }
 

@@ -12,6 +12,7 @@ export * from './queue.module';
 export * from './task-queues.service';
 export * from './reply-waiters.service';
 export * from './job-dispatcher.service';
+export * from './move-to-active-on-wake';
 export * from './idempotency-store';
 export * from './chunk-streams';
 export * from './queue-overview.service';
