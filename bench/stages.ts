@@ -7,8 +7,8 @@
  * commands that mark them:
  *
  *   api in       send → the api's job add reaches Redis      (HTTP parse, auth, validation, admission)
- *   pick-up      job add → the worker's moveToActive         (BullMQ marker wake-up and job fetch)
- *   worker       moveToActive → the outcome delivery script  (upstream call, settling the limits)
+ *   pick-up      job add → the worker's moveToActive         (the fetch queued behind the marker wait, or BullMQ's own)
+ *   worker       moveToActive → the outcome delivery script  (job read, upstream call, settling the limits)
  *   reply        delivery script → last byte at the client   (publish, api wake-up, response write)
  *
  * MONITOR slows Redis a little, so the total here is above bench:overhead's; compare stages between commits with
