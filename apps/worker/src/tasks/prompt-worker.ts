@@ -172,8 +172,9 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   }
 
   /**
-   * BullMQ's own moveToActive arguments (Scripts.moveToActive) to the on-wake script. Never rejects: a connection
-   * that failed under the wait took nothing, or a job whose lock then lapses and the stalled check hands back.
+   * Sends the on-wake script with the arguments BullMQ's Scripts.moveToActive builds, on the blocking connection.
+   * Never rejects: a connection that failed under the wait took nothing, or took a job whose lock then lapses and
+   * which the stalled check hands back, as after any fetch whose answer was lost.
    */
   private moveToActiveOnWake(bclient: Redis, token: string): Promise<unknown[] | undefined> {
     const wake = bclient as WakeRedis;
