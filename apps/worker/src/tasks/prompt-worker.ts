@@ -155,17 +155,13 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
     if (!internals.drained || !block || internals.limitUntil || internals.waiting) {
       return internals.isRateLimited() ? undefined : this.moveToActive(client as never, token, this.opts.name);
     }
-    // waitForJob sends its BZPOPMIN before its first await, when it blocks at all (as it reckons here).
-    const blocks = !internals.isRateLimited() && this.getBlockTimeout(internals.blockUntil) > 0;
+    // waitForJob sends its BZPOPMIN before its first await. When it does not block (a delayed job is already due),
+    // the fetch behind it runs at once, as BullMQ's own moveToActive would.
     internals.waiting = internals.waitForJob(bclient, internals.blockUntil);
-    const taking = blocks ? this.moveToActiveOnWake(bclient, token) : undefined;
+    const taking = this.moveToActiveOnWake(bclient, token);
     try {
       internals.blockUntil = await internals.waiting;
-      if (taking) return await this.jobFrom(await taking, token);
-      if (internals.blockUntil <= 0 || internals.blockUntil - Date.now() < 1) {
-        return await this.moveToActive(client as never, token, this.opts.name);
-      }
-      return undefined;
+      return await this.jobFrom(await taking, token);
     } finally {
       internals.waiting = null;
     }
