@@ -2,7 +2,6 @@ import { MOVE_TO_ACTIVE_ON_WAKE } from '@gateway/queue';
 import { Job, Processor, Worker, WorkerOptions } from 'bullmq';
 import type Redis from 'ioredis';
 
-type MarkerRedis = Redis & { clearIdleMarker(marker: string, wait: string, prioritized: string): Promise<number> };
 type WakeRedis = Redis & { moveToActiveOnWake(...keysAndArgs: unknown[]): Promise<unknown[]> };
 
 /** The parts of BullMQ's Worker this class takes over or reads, private in its types (bullmq 5.x). */
@@ -31,17 +30,6 @@ interface WorkerInternals<D, R> {
   };
 }
 
-/**
- * Takes BullMQ's base marker ('0') back when nothing waits. BullMQ sets it on every pick-up so that an idle worker
- * looks for more; on a quiet queue it only sends the worker that took the job into one more empty round (a marker
- * wait that returns at once and a moveToActive that finds nothing: two round trips and ~50 µs of Redis per job).
- * Atomic with the check, so a job added meanwhile keeps its marker; delayed jobs use marker '1'.
- * KEYS: marker, wait list, prioritized set.
- */
-const CLEAR_IDLE_MARKER = `
-if redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[3]) == 0 then return redis.call('ZREM', KEYS[1], '0') end
-return 0`;
-
 /** After a failed fetch (Redis away and the command refused), the loop asks again this much later. */
 const FETCH_RETRY_MS = 1_000;
 /**
@@ -65,7 +53,6 @@ const FETCH_PAUSE_MS = 5;
 export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   private active = 0;
   private slotFreed?: () => void;
-  private markerClient?: Promise<MarkerRedis>;
 
   constructor(name: string, processor: Processor<D, R>, opts: WorkerOptions) {
     super(name, processor, opts);
@@ -95,7 +82,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
       }
       const token = `${this.id}:${tokens++}`;
       // A drained queue makes this fetch wait for a marker: a job it gets came to an empty queue.
-      const cameToEmptyQueue = this.queueDrained;
+      const cameToEmptyQueue = this.internals.drained;
       let job: Job<D, R> | undefined;
       try {
         job = await this.getNextJob(token);
@@ -108,10 +95,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
       }
       if (!job) continue;
       this.start(job, token);
-      if (cameToEmptyQueue) {
-        void this.clearIdleMarker();
-        await this.slotFreedOrAfter(FETCH_PAUSE_MS);
-      }
+      if (cameToEmptyQueue) await this.slotFreedOrAfter(FETCH_PAUSE_MS);
     }
     while (this.active > 0) await this.slotFreedOrAfter();
   }
@@ -142,7 +126,9 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
    * BullMQ's _getNextJob, except on a drained queue: there the job's moveToActive goes right behind the marker wait
    * on the blocking connection, so Redis runs it the moment a job's marker ends the wait, without the round trip back
    * to this process and out again (bench/README.md, "Where an unloaded request's time goes"). A job it takes is
-   * returned whatever the wait answered; a wait that ends empty takes nothing.
+   * returned whatever the wait answered; a wait that ends empty takes nothing. When nothing else waited, the script
+   * took BullMQ's marker back, and the queue counts as drained again: the loop's next look, while this job runs,
+   * waits for a marker (every job added sets one) instead of sending a moveToActive that would find nothing.
    */
   private async takeNextJob(
     client: Redis,
@@ -161,7 +147,11 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
     const taking = this.moveToActiveOnWake(bclient, token);
     try {
       internals.blockUntil = await internals.waiting;
-      return await this.jobFrom(await taking, token);
+      const { next, markerTakenBack } = await taking;
+      const job = await this.jobFrom(next, token);
+      // BullMQ's own flag, as after a fetch that found nothing: the next fetch waits for a marker.
+      if (job && markerTakenBack) internals.drained = true;
+      return job;
     } finally {
       internals.waiting = null;
     }
@@ -172,7 +162,10 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
    * Never rejects: a connection that failed under the wait took nothing, or took a job whose lock then lapses and
    * which the stalled check hands back, as after any fetch whose answer was lost.
    */
-  private moveToActiveOnWake(bclient: Redis, token: string): Promise<unknown[] | undefined> {
+  private async moveToActiveOnWake(
+    bclient: Redis,
+    token: string,
+  ): Promise<{ next?: unknown[]; markerTakenBack: boolean }> {
     const wake = bclient as WakeRedis;
     if (!wake.moveToActiveOnWake) {
       wake.defineCommand('moveToActiveOnWake', {
@@ -180,8 +173,20 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
         lua: MOVE_TO_ACTIVE_ON_WAKE.lua,
       });
     }
-    const runner = { runCommand: (_name: string, keysAndArgs: unknown[]) => wake.moveToActiveOnWake(...keysAndArgs) };
-    return this.internals.scripts.moveToActive(runner, token, this.opts.name).catch(() => undefined);
+    let markerTakenBack = false;
+    // Scripts.moveToActive shapes the answer into BullMQ's four fields: the fifth is read on the way.
+    const runner = {
+      runCommand: async (_name: string, keysAndArgs: unknown[]) => {
+        const answer = await wake.moveToActiveOnWake(...keysAndArgs);
+        markerTakenBack = answer[4] === 1;
+        return answer;
+      },
+    };
+    try {
+      return { next: await this.internals.scripts.moveToActive(runner, token, this.opts.name), markerTakenBack };
+    } catch {
+      return { markerTakenBack: false };
+    }
   }
 
   /** What BullMQ's Worker.moveToActive does with the script's answer. */
@@ -194,36 +199,6 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
 
   private get internals(): WorkerInternals<D, R> {
     return this as unknown as WorkerInternals<D, R>;
-  }
-
-  /** Off the job's path: a failure only costs the empty round it would have saved. */
-  private async clearIdleMarker(): Promise<void> {
-    try {
-      const client = await (this.markerClient ??= this.defineMarkerCommand());
-      const cleared = await client.clearIdleMarker(this.keys.marker, this.keys.wait, this.keys.prioritized);
-      // Nothing waited: the next fetch waits for a marker (every job added sets one) instead of a moveToActive
-      // that would find nothing while a slow job runs, as after an empty fetch.
-      if (cleared === 1) this.queueDrained = true;
-    } catch {
-      // Redis away: the fetch loop reports that itself; the command is defined again on the next call.
-      this.markerClient = undefined;
-    }
-  }
-
-  /** BullMQ's own flag: the last fetch found nothing, so the next one waits for a marker. */
-  private get queueDrained(): boolean {
-    return this.internals.drained;
-  }
-
-  private set queueDrained(drained: boolean) {
-    this.internals.drained = drained;
-  }
-
-  /** BullMQ's connection is an ioredis client: the script goes by its SHA-1 (EVALSHA), as the project's others do. */
-  private async defineMarkerCommand(): Promise<MarkerRedis> {
-    const client = (await this.client) as unknown as MarkerRedis;
-    client.defineCommand('clearIdleMarker', { numberOfKeys: 3, lua: CLEAR_IDLE_MARKER });
-    return client;
   }
 
   /** Resolves once a job gives its slot back, or after `ms` when given. */
