@@ -27,6 +27,7 @@ const BENCHES = {
   'image-memory': 'bench/image-memory.ts',
   held: { file: 'bench/held.ts', setup: heldSetup },
   soak: 'bench/soak.ts',
+  floor: 'bench/floor.ts',
 };
 /**
  * Held calls one worker of bench:held takes at once (WORKER_CONCURRENCY) with as many upstream connections
@@ -38,8 +39,9 @@ const HELD_FD_LIMIT = 65536;
 const READY_TIMEOUT_MS = 60_000;
 /** Workers boot together and share the CPUs: each one past the first gets this much longer to become ready. */
 const READY_TIMEOUT_PER_WORKER_MS = 3_000;
-/** Peer gateways the overhead bench can measure beside this one: `--peer <name>`. */
+/** Peer gateways the overhead and floor benches can measure beside this one: `--peer <name>`. */
 const PEERS = { portkey: startPortkey };
+const PEER_BENCHES = ['overhead', 'floor'];
 
 /** Everything started so far, stopped in reverse order by cleanup(). */
 const started = [];
@@ -61,12 +63,12 @@ async function main() {
   const workersWanted = workersOption === undefined ? undefined : Number(workersOption);
   if (
     !bench ||
-    (peer !== undefined && (name !== 'overhead' || !PEERS[peer])) ||
+    (peer !== undefined && (!PEER_BENCHES.includes(name) || !PEERS[peer])) ||
     (workersWanted !== undefined && !(Number.isInteger(workersWanted) && workersWanted >= 1 && workersWanted <= 64))
   ) {
     process.stderr.write(
       `Usage: node scripts/bench.js <${Object.keys(BENCHES).join('|')}> [--workers 1-64] [bench options]\n` +
-        `       node scripts/bench.js overhead --peer <${Object.keys(PEERS).join('|')}> [bench options]\n`,
+        `       node scripts/bench.js <${PEER_BENCHES.join('|')}> --peer <${Object.keys(PEERS).join('|')}> [bench options]\n`,
     );
     return 2;
   }
