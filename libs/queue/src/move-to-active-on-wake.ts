@@ -6,8 +6,8 @@
  * - a job taken from a queue where nothing else waits takes BullMQ's base marker ('0') back, and the answer's fifth
  *   element says so (1). BullMQ sets that marker on every pick-up so that an idle worker looks for more; on a quiet
  *   queue it only sends the worker into one more empty round (a marker wait that returns at once and a moveToActive
- *   that finds nothing). In the same script, a job added meanwhile has not come yet, and one that has keeps the
- *   marker; delayed jobs use marker '1'.
+ *   that finds nothing). Atomic with the check: a job already waiting keeps the marker, and one added later sets
+ *   its own; delayed jobs use marker '1'.
  */
 // Not in BullMQ's public exports: the module its Scripts class loads the script from.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
