@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { env, fmt, print, printMachine, runBench, table } from './shared';
+import { env, fmt, PEERS, print, printMachine, runBench, Stats, stats, table } from './shared';
 
 const BODY = JSON.stringify({ model: 'text-embedding-v4', input: 'the quick brown fox', dimensions: 256 });
 const COMMAND = 'npm run bench:floor';
@@ -106,10 +106,6 @@ async function warmUp(target: Target, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await timeOne(target);
 }
 
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
 async function main(): Promise<void> {
   const opts = options();
   const upstream = env('BENCH_UPSTREAM_URL', COMMAND);
@@ -137,11 +133,14 @@ async function main(): Promise<void> {
   ];
   const peerUrl = process.env.BENCH_PEER_URL;
   if (peerUrl) {
+    const name = process.env.BENCH_PEER_NAME ?? '';
+    const peer = PEERS[name];
+    if (!peer) throw new Error(`unknown peer gateway "${name}" (known: ${Object.keys(PEERS).join(', ')})`);
     targets.push({
-      name: process.env.BENCH_PEER_NAME ?? 'peer',
-      what: 'the peer gateway',
+      name,
+      what: `the peer gateway (${peer.package})`,
       url: `${peerUrl}/v1/embeddings`,
-      headers: { ...none, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream },
+      headers: { ...none, ...peer.headers(upstream) },
     });
   }
 
@@ -162,19 +161,17 @@ async function main(): Promise<void> {
       }
     }
   }
-  const sorted = new Map([...samples].map(([target, values]) => [target, values.sort((a, b) => a - b)]));
-  const directTarget = targets[0];
-  const direct = sorted.get(directTarget)!;
-  const added = (target: Target, q: number) => percentile(sorted.get(target)!, q) - percentile(direct, q);
+  const measured = new Map<Target, Stats>([...samples].map(([target, values]) => [target, stats(values)]));
+  const direct = measured.get(targets[0])!;
+  const added = (target: Target) => {
+    const { p50, p99 } = measured.get(target)!;
+    return { p50: p50 - direct.p50, p99: p99 - direct.p99 };
+  };
   const rows = [['target', 'p50 ms', 'p99 ms', 'added p50', 'added p99']];
   for (const target of targets) {
-    const values = sorted.get(target)!;
-    const figures = [fmt(percentile(values, 0.5)), fmt(percentile(values, 0.99))];
-    rows.push([
-      target.name,
-      ...figures,
-      ...(target === directTarget ? ['', ''] : [fmt(added(target, 0.5)), fmt(added(target, 0.99))]),
-    ]);
+    const { p50, p99 } = measured.get(target)!;
+    const more = target === targets[0] ? ['', ''] : [fmt(added(target).p50), fmt(added(target).p99)];
+    rows.push([target.name, fmt(p50), fmt(p99), ...more]);
   }
   print(table(rows));
   print();
@@ -182,10 +179,10 @@ async function main(): Promise<void> {
   const [, proxy, queue, gateway] = targets;
   print();
   print(
-    `  the queue's hops (bare queue − bare proxy, added p50):        ${fmt(added(queue, 0.5) - added(proxy, 0.5))} ms`,
+    `  the queue's hops (bare queue − bare proxy, added p50):        ${fmt(added(queue).p50 - added(proxy).p50)} ms`,
   );
   print(
-    `  the gateway's own steps (gateway − bare queue, added p50):   ${fmt(added(gateway, 0.5) - added(queue, 0.5))} ms`,
+    `  the gateway's own steps (gateway − bare queue, added p50):   ${fmt(added(gateway).p50 - added(queue).p50)} ms`,
   );
 }
 

@@ -18,22 +18,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
-import { cpuSeconds as processCpuSeconds, runBench } from './shared';
+import { PEERS, cpuSeconds as processCpuSeconds, runBench } from './shared';
 
 // Against a peer, throughput is a ratio to the peer's (the same machine and load); without one, an absolute floor.
 const TARGETS = { loadRps: 1000, peerRpsRatio: 1.3, addedP50Ms: 1.5, addedP99Ms: 6 };
 const BODY = JSON.stringify({ model: 'text-embedding-v4', input: 'the quick brown fox', dimensions: 256 });
-
-/**
- * Peer gateways this bench knows: the package it runs from (for its version) and the headers that route a request
- * through it to the fake upstream, whose base URL ends in /v1.
- */
-const PEERS: Record<string, { package: string; headers: (upstreamUrl: string) => Record<string, string> }> = {
-  portkey: {
-    package: '@portkey-ai/gateway',
-    headers: (upstreamUrl) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl }),
-  },
-};
 
 interface Options {
   requests: number;

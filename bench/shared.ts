@@ -27,6 +27,17 @@ export function syncTimeoutMs(): number {
   return Number(process.env.BENCH_SYNC_TIMEOUT_MS) || new Env().SYNC_TIMEOUT_MS;
 }
 
+/**
+ * Peer gateways the overhead and floor benches know: the package it runs from (for its version) and the headers that route a request
+ * through it to the fake upstream, whose base URL ends in /v1.
+ */
+export const PEERS: Record<string, { package: string; headers: (upstreamUrl: string) => Record<string, string> }> = {
+  portkey: {
+    package: '@portkey-ai/gateway',
+    headers: (upstreamUrl) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl }),
+  },
+};
+
 /** The services' pids from BENCH_PIDS ("api:123,worker:456,…"). */
 export function servicePids(): Map<string, number> {
   return new Map(

@@ -6,6 +6,7 @@ type WakeRedis = Redis & { moveToActiveOnWake(...keysAndArgs: unknown[]): Promis
 
 /** The parts of BullMQ's Worker this class takes over or reads, private in its types (bullmq 5.x). */
 interface WorkerInternals<D, R> {
+  /** The last fetch found nothing (or took the marker back): the next one waits for a marker. */
   drained: boolean;
   /** When a delayed job is next due (epoch ms), 0 for none; limitUntil is the rate limit's, unused here. */
   blockUntil: number;
