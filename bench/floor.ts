@@ -1,7 +1,8 @@
 /**
  * Where the floor of the gateway's design is: the unloaded latency added by a bare proxy (one process, no queue),
  * a bare queue-backed call (bench/floor/bare-queue.ts: api → BullMQ → PromptWorker → upstream → PUBLISH → api, with
- * nothing of the gateway's own), the gateway, and the peer gateway when one runs (`--peer portkey`), in one run
+ * nothing of the gateway's own), the same in one process (api and worker together), the gateway, and the peer
+ * gateway when one runs (`--peer portkey`), in one run
  * against the same fake upstream with the same embeddings request. The gateway's added latency minus the bare
  * queue's is what its own steps cost (auth, validation, limits, records, usage, metrics, logs); the bare queue's
  * minus the bare proxy's is what the queue's hops cost on this machine. Prints figures; asserts nothing.
@@ -114,6 +115,17 @@ async function main(): Promise<void> {
   startReference('bare-queue.ts', ['--role', 'worker', '--redis', redis, '--upstream', embeddings]);
   const proxyPort = await portOf(startReference('bare-proxy.ts', ['--upstream', embeddings]), 'bare-proxy.ts');
   const queuePort = await portOf(startReference('bare-queue.ts', ['--role', 'api', '--redis', redis]), 'bare-queue.ts');
+  const oneProcess = [
+    '--role',
+    'both',
+    '--queue',
+    'bench-floor-one-process',
+    '--redis',
+    redis,
+    '--upstream',
+    embeddings,
+  ];
+  const oneProcessPort = await portOf(startReference('bare-queue.ts', oneProcess), 'bare-queue.ts');
   const none = { authorization: 'Bearer none' };
   const targets: Target[] = [
     { name: 'direct', what: 'the fake upstream itself', url: embeddings, headers: none },
@@ -122,6 +134,12 @@ async function main(): Promise<void> {
       name: 'bare queue',
       what: 'api → BullMQ → PromptWorker → PUBLISH, no gateway steps',
       url: `http://127.0.0.1:${queuePort}`,
+      headers: none,
+    },
+    {
+      name: 'bare queue, 1 process',
+      what: 'the same with api and worker in one process',
+      url: `http://127.0.0.1:${oneProcessPort}`,
       headers: none,
     },
     {
@@ -176,14 +194,17 @@ async function main(): Promise<void> {
   print(table(rows));
   print();
   for (const target of targets.slice(1)) print(`  ${target.name}: ${target.what}`);
-  const [, proxy, queue, gateway] = targets;
+  const [, proxy, queue, queueInOneProcess, gateway] = targets;
   print();
-  print(
-    `  the queue's hops (bare queue − bare proxy, added p50):        ${fmt(added(queue).p50 - added(proxy).p50)} ms`,
-  );
-  print(
-    `  the gateway's own steps (gateway − bare queue, added p50):   ${fmt(added(gateway).p50 - added(queue).p50)} ms`,
-  );
+  const differences: [string, number][] = [
+    ["the queue's hops (bare queue − bare proxy)", added(queue).p50 - added(proxy).p50],
+    [
+      'one process instead of two (bare queue, 1 process − bare queue)',
+      added(queueInOneProcess).p50 - added(queue).p50,
+    ],
+    ["the gateway's own steps (gateway − bare queue)", added(gateway).p50 - added(queue).p50],
+  ];
+  for (const [what, ms] of differences) print(`  ${`${what}, added p50:`.padEnd(76)} ${fmt(ms)} ms`);
 }
 
 runBench('floor', main, () => {

@@ -2,8 +2,10 @@
  * The floor of a queue-backed call: what api → BullMQ → worker → upstream → reply channel → api costs on its own.
  * `--role api`: an HTTP server that adds each request's body as a job and answers with what the worker publishes
  * (prints `listening <port>`); `--role worker`: the gateway's PromptWorker, posting each job's body to the upstream
- * and publishing the answer. No authentication, validation, limits, records or usage: every step of the gateway's
- * own is left out, its hops are kept. Started by bench/floor.ts.
+ * and publishing the answer; `--role both`: the two in one process. `--queue` names the queue (and its reply
+ * channel), so that a `both` process and a separate pair do not take each other's jobs. No authentication,
+ * validation, limits, records or usage: every step of the gateway's own is left out, its hops are kept. Started by
+ * bench/floor.ts.
  */
 import 'reflect-metadata';
 import http from 'node:http';
@@ -14,17 +16,21 @@ import Redis from 'ioredis';
 import { request } from 'undici';
 import { PromptWorker } from '../../apps/worker/src/tasks/prompt-worker';
 
-const QUEUE = 'bench-floor';
-const REPLIES = 'bench-floor:replies';
-
 const { values } = parseArgs({
-  options: { role: { type: 'string' }, redis: { type: 'string' }, upstream: { type: 'string' } },
+  options: {
+    role: { type: 'string' },
+    queue: { type: 'string', default: 'bench-floor' },
+    redis: { type: 'string' },
+    upstream: { type: 'string' },
+  },
 });
+const QUEUE = values.queue ?? '';
+const REPLIES = `${QUEUE}:replies`;
 const connection = () => new Redis(values.redis ?? '', { maxRetriesPerRequest: null });
 
-if (values.role === 'api') serveApi();
-else if (values.role === 'worker') runWorker(values.upstream ?? '');
-else throw new Error('--role api|worker');
+if (values.role === 'api' || values.role === 'both') serveApi();
+if (values.role === 'worker' || values.role === 'both') runWorker(values.upstream ?? '');
+if (!['api', 'worker', 'both'].includes(values.role ?? '')) throw new Error('--role api|worker|both');
 
 function serveApi(): void {
   const queue = new Queue(QUEUE, { connection: connection() });
