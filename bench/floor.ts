@@ -112,20 +112,12 @@ async function main(): Promise<void> {
   const upstream = env('BENCH_UPSTREAM_URL', COMMAND);
   const redis = env('BENCH_REDIS_URL', COMMAND);
   const embeddings = `${upstream}/embeddings`;
-  startReference('bare-queue.ts', ['--role', 'worker', '--redis', redis, '--upstream', embeddings]);
+  const queueArgs = ['--redis', redis, '--upstream', embeddings];
+  startReference('bare-queue.ts', ['--role', 'worker', ...queueArgs]);
   const proxyPort = await portOf(startReference('bare-proxy.ts', ['--upstream', embeddings]), 'bare-proxy.ts');
   const queuePort = await portOf(startReference('bare-queue.ts', ['--role', 'api', '--redis', redis]), 'bare-queue.ts');
-  const oneProcess = [
-    '--role',
-    'both',
-    '--queue',
-    'bench-floor-one-process',
-    '--redis',
-    redis,
-    '--upstream',
-    embeddings,
-  ];
-  const oneProcessPort = await portOf(startReference('bare-queue.ts', oneProcess), 'bare-queue.ts');
+  const oneProcessArgs = ['--role', 'both', '--queue', 'bench-floor-one-process', ...queueArgs];
+  const oneProcessPort = await portOf(startReference('bare-queue.ts', oneProcessArgs), 'bare-queue.ts');
   const none = { authorization: 'Bearer none' };
   const targets: Target[] = [
     { name: 'direct', what: 'the fake upstream itself', url: embeddings, headers: none },

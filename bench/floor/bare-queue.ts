@@ -28,9 +28,9 @@ const QUEUE = values.queue ?? '';
 const REPLIES = `${QUEUE}:replies`;
 const connection = () => new Redis(values.redis ?? '', { maxRetriesPerRequest: null });
 
-if (values.role === 'api' || values.role === 'both') serveApi();
-if (values.role === 'worker' || values.role === 'both') runWorker(values.upstream ?? '');
 if (!['api', 'worker', 'both'].includes(values.role ?? '')) throw new Error('--role api|worker|both');
+if (values.role !== 'worker') serveApi();
+if (values.role !== 'api') runWorker(values.upstream ?? '');
 
 function serveApi(): void {
   const queue = new Queue(QUEUE, { connection: connection() });
