@@ -1,11 +1,11 @@
 /**
- * Where the floor of the gateway's design is: the unloaded latency added by a bare proxy (one process, no queue),
- * a bare queue-backed call (bench/floor/bare-queue.ts: api → BullMQ → PromptWorker → upstream → PUBLISH → api, with
+ * Where the floor of the gateway's design is: the unloaded latency added by a bare proxy (one process, no queue), a
+ * bare queue-backed call (bench/floor/bare-queue.ts: api → BullMQ → PromptWorker → upstream → PUBLISH → api, with
  * nothing of the gateway's own), the same in one process (api and worker together), the gateway, and the peer
- * gateway when one runs (`--peer portkey`), in one run
- * against the same fake upstream with the same embeddings request. The gateway's added latency minus the bare
- * queue's is what its own steps cost (auth, validation, limits, records, usage, metrics, logs); the bare queue's
- * minus the bare proxy's is what the queue's hops cost on this machine. Prints figures; asserts nothing.
+ * gateway when one runs (`--peer portkey`), in one run against the same fake upstream with the same embeddings
+ * request. The gateway's added latency minus the bare queue's is what its own steps cost (auth, validation, limits,
+ * records, usage, metrics, logs); the bare queue's minus the bare proxy's is what the queue's hops cost on this
+ * machine. Prints figures; asserts nothing.
  *
  * Run it with `npm run bench:floor` (scripts/bench.js starts the services and sets the BENCH_* variables).
  * Options: --requests N (sequential requests per target, 3000), --warmup N (500), --block N (requests per target

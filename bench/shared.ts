@@ -28,8 +28,8 @@ export function syncTimeoutMs(): number {
 }
 
 /**
- * Peer gateways the overhead and floor benches know: the package it runs from (for its version) and the headers that route a request
- * through it to the fake upstream, whose base URL ends in /v1.
+ * Peer gateways the overhead and floor benches know: the package each runs from (for its version) and the headers
+ * that route a request through it to the fake upstream, whose base URL ends in /v1.
  */
 export const PEERS: Record<string, { package: string; headers: (upstreamUrl: string) => Record<string, string> }> = {
   portkey: {
