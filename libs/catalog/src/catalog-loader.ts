@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { priceToNanos } from '@gateway/common';
-import { CAPABILITIES, Capability } from '@gateway/contracts';
+import { CAPABILITIES, Capability, CHAT_FEATURES, ChatFeature } from '@gateway/contracts';
 import { Document, isMap, isScalar, parseDocument } from 'yaml';
 import { ModelPriceNanos, ModelSpec, PRICE_FIELDS, PriceField, ProviderName, RouteSpec } from './catalog.types';
 
 const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
+/**
+ * What a chat route honours when the catalog does not say: an OpenAI-compatible upstream everything OpenAI takes
+ * (narrow it per route for servers that take less, as DashScope's compatible mode does), the local engine what it
+ * implements (docs/contracts.md, chat).
+ */
+const DEFAULT_CHAT_FEATURES: Record<ProviderName, readonly ChatFeature[]> = {
+  'openai-compatible': CHAT_FEATURES,
+  dashscope: [],
+  local: ['tools', 'json_object', 'json_schema', 'n', 'penalties', 'logit_bias'],
+};
+
 /** Far above any upstream's per-second limit, so a larger figure is a slip (a daily quota written as a rate). */
 const MAX_RPS = 10_000;
 
@@ -39,7 +50,9 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
   }
   if (!Array.isArray(entry.routes) || entry.routes.length === 0)
     throw new Error(`${at}: at least one route is required`);
-  const routes = entry.routes.map((route, i) => checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`));
+  const routes = entry.routes.map((route, i) =>
+    checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`, entry.capability as Capability),
+  );
   // YAML reads a bare date as a Date; a quoted one stays text.
   const created =
     entry.created instanceof Date
@@ -77,7 +90,7 @@ function checkPrice(node: unknown, at: string): ModelPriceNanos {
   return price;
 }
 
-function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {
+function checkRoute(route: Record<string, unknown>, at: string, capability: Capability): RouteSpec {
   if (!PROVIDERS.includes(route?.provider as ProviderName))
     throw new Error(`${at}: provider must be one of ${PROVIDERS.join(', ')}`);
   if (typeof route.model !== 'string') throw new Error(`${at}: "model" is required`);
@@ -88,5 +101,20 @@ function checkRoute(route: Record<string, unknown>, at: string): RouteSpec {
     throw new Error(
       `${at}: max_rps must be a number of calls per second above 0 and at most ${MAX_RPS}, e.g. 2 or 0.5`,
     );
-  return route as unknown as RouteSpec;
+  const batchSize = route.batch_size;
+  if (batchSize !== undefined && !(Number.isInteger(batchSize) && (batchSize as number) >= 1))
+    throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);
+  const spec = route as unknown as RouteSpec;
+  if (capability !== 'chat') return spec;
+  return { ...spec, features: checkFeatures(route.features, at) ?? [...DEFAULT_CHAT_FEATURES[spec.provider]] };
+}
+
+function checkFeatures(features: unknown, at: string): ChatFeature[] | undefined {
+  if (features === undefined) return undefined;
+  const unknown = Array.isArray(features)
+    ? features.filter((feature) => !CHAT_FEATURES.includes(feature as ChatFeature))
+    : [features];
+  if (unknown.length > 0)
+    throw new Error(`${at}: features must be a list of ${CHAT_FEATURES.join(', ')}; not ${String(unknown[0])}`);
+  return features as ChatFeature[];
 }

@@ -1,5 +1,5 @@
 import { AppConfig, GatewayError } from '@gateway/common';
-import { Capability } from '@gateway/contracts';
+import { Capability, ChatFeature } from '@gateway/contracts';
 import { Injectable } from '@nestjs/common';
 import { loadCatalogFile } from './catalog-loader';
 import { ModelSpec, ResolvedModel, ResolvedRoute } from './catalog.types';
@@ -59,6 +59,13 @@ export class CatalogService {
 
   routesOf(modelId: string): ResolvedRoute[] {
     return this.routes.get(modelId) ?? [];
+  }
+
+  /** The routes of a chat model that honour every one of `features`, in fallback order. */
+  chatRoutesOf(modelId: string, features: readonly ChatFeature[]): ResolvedRoute[] {
+    const routes = this.routesOf(modelId);
+    if (features.length === 0) return routes;
+    return routes.filter((route) => features.every((feature) => route.features?.includes(feature)));
   }
 
   private activeRoutes(model: ModelSpec, config: AppConfig): ResolvedRoute[] {

@@ -1,4 +1,4 @@
-import type { Capability } from '@gateway/contracts';
+import type { Capability, ChatFeature } from '@gateway/contracts';
 
 export type ProviderName = 'local' | 'openai-compatible' | 'dashscope';
 
@@ -15,6 +15,13 @@ export interface RouteSpec {
    * per-second request limit for the model. May be below 1 (0.5: one start every 2 s).
    */
   max_rps?: number;
+  /**
+   * Chat: the features this route honours (ChatFeature). Written in the catalog, or the provider's default when
+   * left out (catalog-loader, DEFAULT_CHAT_FEATURES); always set once loaded.
+   */
+  features?: ChatFeature[];
+  /** Embeddings: the inputs one upstream call takes; a larger request is split into calls of this size. */
+  batch_size?: number;
 }
 
 export interface ModelLimits {

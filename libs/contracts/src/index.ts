@@ -3,3 +3,4 @@ export * from './application-fields';
 export * from './ip-entry';
 export * from './webhook-outcomes';
 export * from './upstream-attempts';
+export * from './chat-completions';

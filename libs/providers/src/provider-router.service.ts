@@ -77,8 +77,16 @@ export class ProviderRouter {
     return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call), attempts);
   }
 
+  /** Only the routes that honour every feature the call needs are tried (CatalogService.chatRoutesOf). */
   chat(modelId: string, call: ChatCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<ChatAnswer>> {
-    return this.throughRoutes(modelId, 'chat', (provider, route) => provider.chat(route, call), attempts);
+    return this.throughRoutes(
+      modelId,
+      'chat',
+      (provider, route) => provider.chat(route, call),
+      attempts,
+      undefined,
+      this.catalog.chatRoutesOf(modelId, call.features),
+    );
   }
 
   /**
@@ -110,6 +118,8 @@ export class ProviderRouter {
         }
       },
       attempts,
+      undefined,
+      this.catalog.chatRoutesOf(modelId, call.features),
     );
   }
 
@@ -128,17 +138,21 @@ export class ProviderRouter {
     );
   }
 
-  /** Tries the model's routes in catalog order, skipping those whose provider cannot do `operation`. */
+  /**
+   * Tries `routes` (by default all of the model's) in catalog order, skipping those whose provider cannot do
+   * `operation`.
+   */
   private async throughRoutes<O extends Operation, T>(
     modelId: string,
     operation: O,
     invoke: (provider: Offering<O>, route: ResolvedRoute) => Promise<T>,
     attempts?: UpstreamAttempt[],
     image?: number,
+    routes = this.catalog.routesOf(modelId),
   ): Promise<RoutedAnswer<T>> {
     const started = performance.now();
     let lastFailure = 'no route can serve this model';
-    for (const route of this.catalog.routesOf(modelId)) {
+    for (const route of routes) {
       const provider = this.providers[route.provider];
       if (!offers(provider, operation)) continue;
       try {

@@ -1,4 +1,5 @@
 import type { ProviderName, ResolvedRoute } from '@gateway/catalog';
+import type { ChatChoice, ChatFeature, ChatRequestBody } from '@gateway/contracts';
 
 export interface EmbeddingsCall {
   input: string[];
@@ -16,21 +17,21 @@ export interface EmbeddingsAnswer extends UpstreamIdentified {
   promptTokens: number;
 }
 
+/** A chat completion as the caller asked for it (OpenAI's fields), and what of it needs a capable route. */
 export interface ChatCall {
-  messages: { role: string; content: string; name?: string }[];
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-  user?: string;
+  request: ChatRequestBody;
+  /** Features the request needs; the router only tries routes that declare every one of them. */
+  features: ChatFeature[];
 }
 
 export interface ChatAnswer extends UpstreamIdentified {
-  content: string;
-  finishReason: string;
+  /** OpenAI's choices: `n` of them, each with its message (text, tool calls, refusal), finish reason and logprobs. */
+  choices: ChatChoice[];
   promptTokens: number;
   completionTokens: number;
+  systemFingerprint?: string;
+  /** An upstream's `prompt_tokens_details` / `completion_tokens_details`, passed on as it sent them. */
+  usageDetails?: Record<string, unknown>;
 }
 
 export interface ImageEditInput {

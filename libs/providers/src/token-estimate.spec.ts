@@ -7,6 +7,11 @@ describe('token estimate', () => {
   });
 
   it('adds up the messages of a chat request', () => {
-    expect(countMessageTokens([{ content: 'Hello there' }, { content: '你好' }])).toBe(4);
+    expect(
+      countMessageTokens([
+        { role: 'user', content: 'Hello there' },
+        { role: 'assistant', content: '你好' },
+      ]),
+    ).toBe(4);
   });
 });

@@ -1,3 +1,5 @@
+import { ChatMessage, contentText } from '@gateway/contracts';
+
 /**
  * The gateway's own token count, where no upstream reports one: quota reservations, the local embedding models, and
  * an upstream answer without usage. One token per word (docs/contracts.md), so it is an estimate, not any model's
@@ -13,7 +15,13 @@ export function countTokens(text: string): number {
   return Math.max(1, tokenize(text).length);
 }
 
-/** The estimate for a chat request's messages, where no upstream reports the real count. */
-export function countMessageTokens(messages: { content: string }[]): number {
-  return messages.reduce((sum, message) => sum + countTokens(message.content), 0);
+/** The estimate for a chat request's messages (text, tool calls), where no upstream reports the real count. */
+export function countMessageTokens(messages: ChatMessage[]): number {
+  return messages.reduce(
+    (sum, message) =>
+      sum +
+      countTokens(contentText(message.content)) +
+      (message.tool_calls ?? []).reduce((calls, call) => calls + countTokens(call.function.arguments), 0),
+    0,
+  );
 }

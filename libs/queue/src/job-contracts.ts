@@ -1,5 +1,5 @@
 import type { SerializedError } from '@gateway/common';
-import { Endpoint, ENDPOINTS } from '@gateway/contracts';
+import { ChatFeature, ChatRequestBody, Endpoint, ENDPOINTS } from '@gateway/contracts';
 
 /**
  * Every queue of the system: one per task endpoint, named by the endpoints table, and the worker's own two. A
@@ -57,20 +57,11 @@ export interface EmbeddingsJob extends TaskEnvelope {
   user?: string;
 }
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-  name?: string;
-}
-
 export interface ChatJob extends TaskEnvelope {
-  messages: ChatMessage[];
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-  user?: string;
+  /** The request as the caller sent it, validated, less `model`, `stream` and `stream_options`. */
+  request: ChatRequestBody;
+  /** What the request needs of a route (ChatFeature), worked out once by the api. */
+  features: ChatFeature[];
   /** Stream the answer as chunks (ChunkStreams) as well as answering the whole completion. */
   stream?: { includeUsage: boolean };
 }
