@@ -64,10 +64,10 @@ describe('POST /v1/chat/completions', () => {
   });
 
   it.each([
-    ['an unsupported field', { n: 2 }, 'InvalidParameter', 'n'],
+    ['an unknown field', { frobnicate: 2 }, 'InvalidParameter', 'frobnicate'],
     ['a temperature above 2', { temperature: 3 }, 'InvalidParameter', 'temperature'],
     ['top_p above 1', { top_p: 1.5 }, 'InvalidParameter', 'top_p'],
-    ['a bad role', { messages: [{ role: 'tool', content: 'x' }] }, 'InvalidParameter', 'messages[0].role'],
+    ['a bad role', { messages: [{ role: 'robot', content: 'x' }] }, 'InvalidParameter', 'messages[0].role'],
     ['a message without content', { messages: [{ role: 'user' }] }, 'InvalidParameter', 'messages[0].content'],
     ['no messages', { messages: [] }, 'InvalidParameter', 'messages'],
     ['five stop sequences', { stop: ['a', 'b', 'c', 'd', 'e'] }, 'InvalidParameter', 'stop'],

@@ -101,6 +101,8 @@ function checkRoute(route: Record<string, unknown>, at: string, capability: Capa
     throw new Error(
       `${at}: max_rps must be a number of calls per second above 0 and at most ${MAX_RPS}, e.g. 2 or 0.5`,
     );
+  if (route.dialect !== undefined && route.dialect !== 'openai' && route.dialect !== 'dashscope')
+    throw new Error(`${at}: dialect must be openai or dashscope`);
   const batchSize = route.batch_size;
   if (batchSize !== undefined && !(Number.isInteger(batchSize) && (batchSize as number) >= 1))
     throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);

@@ -20,6 +20,11 @@ export interface RouteSpec {
    * left out (catalog-loader, DEFAULT_CHAT_FEATURES); always set once loaded.
    */
   features?: ChatFeature[];
+  /**
+   * openai-compatible: whose rules the upstream follows. `dashscope` is DashScope's compatible mode, which takes
+   * less than OpenAI (libs/providers/src/openai-compatible/chat-dialects.ts translates or drops the rest).
+   */
+  dialect?: 'openai' | 'dashscope';
   /** Embeddings: the inputs one upstream call takes; a larger request is split into calls of this size. */
   batch_size?: number;
 }

@@ -26,7 +26,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
     const answer = job.stream
       ? await this.stream(spec.id, job, job.stream, upstreamCalls)
       : await this.router.chat(spec.id, chatCall(job), upstreamCalls);
-    const { content, finishReason, promptTokens, completionTokens } = answer.value;
+    const { choices, promptTokens, completionTokens, systemFingerprint, usageDetails } = answer.value;
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
@@ -38,8 +38,9 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
         object: 'chat.completion',
         created: Math.floor(job.createdAt / 1000),
         model: job.model,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
-        usage,
+        choices,
+        usage: { ...usage, ...usageDetails },
+        system_fingerprint: systemFingerprint ?? null,
       }),
       usage,
       provider: answer.route.provider,
@@ -81,15 +82,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
 }
 
 function chatCall(job: ChatJob): ChatCall {
-  return {
-    messages: job.messages,
-    maxTokens: job.maxTokens,
-    temperature: job.temperature,
-    topP: job.topP,
-    stop: job.stop,
-    seed: job.seed,
-    user: job.user,
-  };
+  return { request: job.request, features: job.features };
 }
 
 function completionId(job: ChatJob): string {

@@ -3,7 +3,10 @@ import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
+import type { ChatChoice } from '@gateway/contracts';
+import { ChatStreamAccumulator } from '../chat-stream-accumulator';
 import { countMessageTokens, countTokens } from '../token-estimate';
+import { chatRequestFor } from './chat-dialects';
 import {
   ChatAnswer,
   ChatCall,
@@ -39,8 +42,14 @@ interface OpenAiImagesBody {
 }
 
 interface OpenAiChatBody {
-  choices: { message?: { content?: string | null }; finish_reason?: string | null }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  choices?: Partial<ChatChoice>[];
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: unknown;
+    completion_tokens_details?: unknown;
+  };
+  system_fingerprint?: string | null;
 }
 
 /** Any OpenAI-style upstream (OpenAI, vLLM, Ollama, DashScope compatible mode, …) over a pooled keep-alive client. */
@@ -80,23 +89,25 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
     const { body, requestId } = await this.post<OpenAiChatBody>(route, '/chat/completions', {
-      ...chatPayload(route, call),
+      ...chatRequestFor(route, call.request),
       stream: false,
     });
-    const choice = body.choices?.[0];
-    if (!choice) throw new ProviderError('upstream returned no choices', 'retryable');
+    if (!Array.isArray(body.choices) || body.choices.length === 0)
+      throw new ProviderError('upstream returned no choices', 'retryable');
     return {
-      content: choice.message?.content ?? '',
-      finishReason: choice.finish_reason ?? 'stop',
-      promptTokens: body.usage?.prompt_tokens ?? 0,
+      choices: body.choices.map(wholeChoice),
+      promptTokens: body.usage?.prompt_tokens ?? countMessageTokens(call.request.messages),
       completionTokens: body.usage?.completion_tokens ?? 0,
+      ...(body.system_fingerprint ? { systemFingerprint: body.system_fingerprint } : {}),
+      ...usageDetailsOf(body.usage),
       requestId,
     };
   }
 
   /**
-   * Passes the upstream's SSE chunks through as they arrive. Usage is always asked for (stream_options), so tokens
-   * are counted even when the caller does not want the usage chunk; without one, the text is counted here.
+   * Passes the upstream's SSE chunks through as they arrive (tool-call deltas included) and puts the whole
+   * completion back together for the task's result. Usage is always asked for (stream_options), so tokens are
+   * counted even when the caller does not want the usage chunk; without one, the text is counted here.
    */
   async streamChat(
     route: ResolvedRoute,
@@ -104,10 +115,8 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     onChunk: (chunk: ChatChunk) => Promise<void>,
     stop: AbortSignal,
   ): Promise<ChatAnswer> {
-    const payload = { ...chatPayload(route, call), stream: true, stream_options: { include_usage: true } };
-    let content = '';
-    let finishReason = 'stop';
-    let usage: ChatChunk['usage'];
+    const payload = { ...chatRequestFor(route, call.request), stream: true, stream_options: { include_usage: true } };
+    const whole = new ChatStreamAccumulator();
     const options = { dispatcher: this.agent, apiKey: route.apiKey, signal: AbortSignal.timeout(this.timeoutMs), stop };
     await streamFromUpstream(`${route.baseUrl}/chat/completions`, JSON.stringify(payload), options, async (data) => {
       if (data === '[DONE]') return;
@@ -117,18 +126,15 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       } catch {
         throw new ProviderError('upstream sent a stream event that is not JSON', 'retryable');
       }
-      const choice = chunk.choices?.[0];
-      if (choice?.delta?.content) content += choice.delta.content;
-      if (choice?.finish_reason) finishReason = choice.finish_reason;
-      if (chunk.usage) usage = chunk.usage;
+      whole.add(chunk);
       await onChunk(chunk);
     });
-    if (stop.aborted) finishReason = 'cancelled';
     return {
-      content,
-      finishReason,
-      promptTokens: usage?.prompt_tokens ?? countMessageTokens(call.messages),
-      completionTokens: usage?.completion_tokens ?? countTokens(content),
+      choices: whole.result(stop.aborted),
+      promptTokens: whole.usage?.prompt_tokens ?? countMessageTokens(call.request.messages),
+      completionTokens: whole.usage?.completion_tokens ?? countTokens(whole.text),
+      ...(whole.systemFingerprint ? { systemFingerprint: whole.systemFingerprint } : {}),
+      ...usageDetailsOf(whole.usage ?? undefined),
     };
   }
 
@@ -191,15 +197,22 @@ function extensionOf(mime: string): string {
   return subtype === 'jpeg' ? 'jpg' : subtype;
 }
 
-function chatPayload(route: ResolvedRoute, call: ChatCall) {
+/** An upstream choice as OpenAI answers it, with the fields a client reads always present. */
+function wholeChoice(choice: Partial<ChatChoice>, position: number): ChatChoice {
+  const message = choice.message ?? { role: 'assistant', content: '' };
   return {
-    model: route.model,
-    messages: call.messages,
-    max_tokens: call.maxTokens,
-    temperature: call.temperature,
-    top_p: call.topP,
-    stop: call.stop,
-    seed: call.seed,
-    user: call.user,
+    ...choice,
+    index: choice.index ?? position,
+    message: { ...message, role: 'assistant', content: message.content ?? null },
+    finish_reason: choice.finish_reason ?? 'stop',
+    logprobs: choice.logprobs ?? null,
   };
+}
+
+/** The upstream's token breakdowns (cached, reasoning, audio tokens), passed on as it sent them. */
+function usageDetailsOf(usage: Record<string, unknown> | undefined): Pick<ChatAnswer, 'usageDetails'> {
+  const details = Object.fromEntries(
+    Object.entries(usage ?? {}).filter(([field, value]) => field.endsWith('_details') && value),
+  );
+  return Object.keys(details).length > 0 ? { usageDetails: details } : {};
 }

@@ -4,7 +4,6 @@ import { ApiAuthGuard, CurrentPrincipal, Principal } from '@gateway/tenancy';
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TaskSubmitter } from '../task-submitter.service';
-import { ChatCompletionRequestDto } from './chat.dto';
 import { ChatRequestService } from './chat-request.service';
 // jscpd:ignore-end
 
@@ -16,26 +15,29 @@ export class ChatController {
     private readonly submitter: TaskSubmitter,
   ) {}
 
-  /** Answers itself (not passthrough): a streamed completion takes the connection over for its SSE. */
+  /**
+   * Answers itself (not passthrough): a streamed completion takes the connection over for its SSE. The body is
+   * OpenAI's, checked against its JSON Schema by ChatRequestService rather than a DTO class.
+   */
   @Post()
   @HttpCode(200)
   async create(
-    @Body() dto: ChatCompletionRequestDto,
+    @Body() body: unknown,
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const checked = this.requests.check(dto);
+    const checked = this.requests.check(body);
     const submission = {
       endpoint: ENDPOINTS.chat,
       reserveTokens: checked.estimatedTokens,
       principal,
-      model: dto.model,
+      model: (body as { model: string }).model,
       resolvedModel: checked.resolvedModel,
       request: checked.request,
       http: { request, reply },
     } as const;
-    if (dto.stream) return this.submitter.stream(submission);
+    if (checked.stream) return this.submitter.stream(submission);
     return reply.send(await this.submitter.submit(submission));
   }
 }
