@@ -1,9 +1,10 @@
 import { ChatMessage, contentText } from '@gateway/contracts';
 
 /**
- * The gateway's own token count, where no upstream reports one: quota reservations, the local embedding models, and
- * an upstream answer without usage. One token per word (docs/contracts.md), so it is an estimate, not any model's
- * tokenizer.
+ * The gateway's own token estimate for chat and image-edit prompts, where no upstream reports a count: quota
+ * reservations, the local models, an upstream answer without usage; and the hash embedder's usage, whose features are
+ * these words. One token per word (docs/contracts.md), so it is an estimate, not any model's tokenizer. Embeddings
+ * requests are counted with a real tokenizer instead (cl100k.ts).
  */
 
 /** Lower-case words; each CJK character counts as a word of its own. */

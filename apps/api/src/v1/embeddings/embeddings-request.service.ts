@@ -1,49 +1,33 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
-import { countTokens } from '@gateway/providers';
-import { Injectable } from '@nestjs/common';
+import { loadCl100k } from '@gateway/providers';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { OPENAI_MAX_INPUTS, readEmbeddingInputs } from './embedding-inputs';
 import { EmbeddingsRequestDto } from './embeddings.dto';
 
 export interface CheckedEmbeddingsRequest {
   resolvedModel: string;
+  /** The inputs as text, token ids decoded. */
   input: string[];
   dimensions: number;
   encodingFormat: 'float' | 'base64';
+  /** cl100k_base tokens of the inputs, held against the token quota until the upstream reports its count. */
   estimatedTokens: number;
 }
 
 /** The catalog's per-model rules for an embeddings request (docs/contracts.md). */
 @Injectable()
-export class EmbeddingsRequestService {
+export class EmbeddingsRequestService implements OnModuleInit {
   constructor(private readonly catalog: CatalogService) {}
+
+  onModuleInit(): void {
+    loadCl100k();
+  }
 
   check(dto: EmbeddingsRequestDto): CheckedEmbeddingsRequest {
     const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.embeddings.capability);
     const limits = spec.limits;
-    const input = typeof dto.input === 'string' ? [dto.input] : dto.input;
-    if (limits.max_inputs && input.length > limits.max_inputs) {
-      throw new GatewayError(
-        'InvalidParameter',
-        `${spec.id} accepts at most ${limits.max_inputs} inputs per request, got ${input.length}`,
-        { param: 'input' },
-      );
-    }
-    const maxTokens = limits.max_input_tokens;
-    if (maxTokens) {
-      input.forEach((text, index) => {
-        // Cheap upper bound first: a text can't hold more tokens than UTF-16 code units.
-        if (text.length > maxTokens && countTokens(text) > maxTokens) {
-          throw new GatewayError(
-            'InvalidParameter',
-            `input[${index}] is longer than ${limits.max_input_tokens} tokens`,
-            {
-              param: typeof dto.input === 'string' ? 'input' : `input[${index}]`,
-            },
-          );
-        }
-      });
-    }
     const supported = limits.dimensions ?? [];
     const dimensions = dto.dimensions ?? limits.default_dimensions ?? supported[0];
     if (dto.dimensions !== undefined && !supported.includes(dto.dimensions)) {
@@ -51,13 +35,17 @@ export class EmbeddingsRequestService {
         param: 'dimensions',
       });
     }
-    const estimatedTokens = input.reduce((sum, text) => sum + countTokens(text), 0);
+    // Last: reading the inputs is the one check whose cost grows with the request.
+    const { texts, tokens } = readEmbeddingInputs(dto.input, {
+      maxInputs: limits.max_inputs ?? OPENAI_MAX_INPUTS,
+      maxInputTokens: limits.max_input_tokens ?? 0,
+    });
     return {
       resolvedModel: spec.id,
-      input,
+      input: texts,
       dimensions,
       encodingFormat: dto.encoding_format ?? 'float',
-      estimatedTokens,
+      estimatedTokens: tokens,
     };
   }
 }

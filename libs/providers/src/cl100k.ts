@@ -1,0 +1,88 @@
+import type * as Cl100kEncoding from 'gpt-tokenizer/cjs/encoding/cl100k_base';
+
+/**
+ * cl100k_base, the tokenizer of OpenAI's embedding models and the one LangChain encodes token-id inputs with, from
+ * gpt-tokenizer, which ships its ranks (nothing is downloaded). Embeddings count their tokens with it: per-input and
+ * per-request limits, quota reservations, and an upstream answer without usage.
+ */
+
+interface Cl100k {
+  encoding: typeof Cl100kEncoding;
+  /** Rank → the token's text, or its bytes when they are not UTF-8 on their own (part of a character). */
+  ranks: (string | number[])[];
+}
+
+let loaded: Cl100k | undefined;
+
+/**
+ * Loaded on first use: the ranks take ~44 MB and ~65 ms to load (measured on this machine), which a process that
+ * never counts (a worker whose upstreams report usage) need not pay. The api loads it at start (loadCl100k).
+ */
+function cl100k(): Cl100k {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily, see above */
+  loaded ??= {
+    encoding: require('gpt-tokenizer/cjs/encoding/cl100k_base') as typeof Cl100kEncoding,
+    // The same module instance the encoding reads, so the ranks are held once.
+    ranks: (require('gpt-tokenizer/cjs/bpeRanks/cl100k_base') as { default: (string | number[])[] }).default,
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return loaded;
+}
+
+/** Loads the tokenizer now, so the first request does not wait for it. */
+export function loadCl100k(): void {
+  cl100k();
+}
+
+/** Special-token text such as `<|endoftext|>` in a caller's text is ordinary text, as OpenAI's API counts it. */
+const ORDINARY = { disallowedSpecial: new Set<string>() };
+
+/** The tokens of `text`. */
+export function cl100kTokens(text: string): number {
+  return cl100k().encoding.countTokens(text, ORDINARY);
+}
+
+/**
+ * The tokens of `text` if there are at most `limit`, else `undefined`. Counting stops past the limit, so a huge text
+ * costs no more than `limit` tokens' worth of work.
+ */
+export function cl100kTokensWithin(text: string, limit: number): number | undefined {
+  // A token is at least one UTF-8 byte and a UTF-16 code unit at most three: a text this short is within the
+  // limit, and counting it whole is the cheaper call.
+  if (text.length * 3 <= limit) return cl100kTokens(text);
+  const count = cl100k().encoding.isWithinTokenLimit(text, limit, ORDINARY);
+  return count === false ? undefined : count;
+}
+
+/** Ids of the ordinary vocabulary, 0 to 100255; the special tokens (`<|endoftext|>`, …) are not text. */
+export function isCl100kToken(id: unknown): id is number {
+  return Number.isInteger(id) && (id as number) >= 0 && (id as number) < cl100k().ranks.length;
+}
+
+/** Bytes of a cut character decode alone: a fresh decode per text, never gpt-tokenizer's streaming decoder. */
+const utf8 = new TextDecoder();
+
+/**
+ * The text of cl100k token ids (all `isCl100kToken`), as tiktoken decodes it: bytes that do not form a character
+ * (an input cut inside one) become U+FFFD. gpt-tokenizer's own `decode` keeps such bytes in a decoder shared by
+ * every call, where they would spill into the next text decoded.
+ */
+export function decodeCl100k(ids: readonly number[]): string {
+  const { ranks } = cl100k();
+  let text = '';
+  let bytes: number[] = [];
+  for (const id of ids) {
+    const token = ranks[id];
+    if (typeof token !== 'string') {
+      for (const byte of token) bytes.push(byte);
+      continue;
+    }
+    // A token that is text on its own starts a character, so no pending byte can complete with it.
+    if (bytes.length > 0) {
+      text += utf8.decode(Uint8Array.from(bytes));
+      bytes = [];
+    }
+    text += token;
+  }
+  return bytes.length > 0 ? text + utf8.decode(Uint8Array.from(bytes)) : text;
+}
