@@ -4,3 +4,4 @@ export * from './ip-entry';
 export * from './webhook-outcomes';
 export * from './upstream-attempts';
 export * from './chat-completions';
+export * from './responses';

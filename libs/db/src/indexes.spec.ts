@@ -27,7 +27,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
     index: '_id',
     by: 'TasksRepository.findById / findForApp (owner checked in code)',
   },
-  { collection: 'task_results', field: '_id', index: '_id', by: 'TasksRepository.findResult' },
+  { collection: 'task_results', field: '_id', index: '_id', by: 'TasksRepository.findResult / findConversation' },
   {
     collection: 'task_results',
     field: 'page',
@@ -167,6 +167,7 @@ describe('the index behind every repository query', () => {
     await tasks.record({ ...task, result: '{}' });
     await tasks.findForApp('task_index', 'app_index');
     await tasks.findResult('task_index');
+    await tasks.findConversation('task_index');
     await tasks.listForApp('app_index', { from: day, to: day, limit: 10 });
     await module.get(FeedPages).sweepDay('tasks', 'app_index', day, (page) => tasks.deleteResults(page));
     await billing.billImages([

@@ -5,8 +5,11 @@ import { GatewayRedis } from './gateway-redis.service';
 import { createRedis } from './redis-connections';
 import { RedisKeys } from './redis-keys';
 
-/** One entry of a task's stream: a chunk (JSON text, sent as one SSE event), the end, or the error that ended it. */
-export type StreamEntry = { chunk: string } | { done: true } | { error: SerializedError };
+/**
+ * One entry of a task's stream: a chunk (JSON text, sent as one SSE event, named by `event` when the format names
+ * its events, as the Responses API does), the end, or the error that ended it.
+ */
+export type StreamEntry = { chunk: string; event?: string } | { done: true } | { error: SerializedError };
 
 /** Long enough for any answer; XADD trims older entries past it, so a stream never grows without bound. */
 const MAX_ENTRIES = 10_000;

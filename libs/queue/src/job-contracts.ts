@@ -1,5 +1,5 @@
 import type { SerializedError } from '@gateway/common';
-import { ChatFeature, ChatRequestBody, Endpoint, ENDPOINTS } from '@gateway/contracts';
+import { ChatFeature, ChatRequestBody, Endpoint, ENDPOINTS, ResponsesEcho } from '@gateway/contracts';
 
 /**
  * Every queue of the system: one per task endpoint, named by the endpoints table, and the worker's own two. A
@@ -24,7 +24,10 @@ export declare namespace QueueName {
 
 /** The queues whose jobs are API tasks answered to a waiting caller. */
 export type TaskQueueName = Endpoint['queue'];
-export const TASK_QUEUES: readonly TaskQueueName[] = Object.values(ENDPOINTS).map((endpoint) => endpoint.queue);
+/** Once each: several endpoints may share a queue (chat and responses). */
+export const TASK_QUEUES: readonly TaskQueueName[] = [
+  ...new Set(Object.values(ENDPOINTS).map((endpoint) => endpoint.queue)),
+];
 
 /** What an admitted request holds until its task ends: a concurrency slot and reserved tokens (docs/contracts.md, limits). */
 export interface Admission {
@@ -64,6 +67,19 @@ export interface ChatJob extends TaskEnvelope {
   features: ChatFeature[];
   /** Stream the answer as chunks (ChunkStreams) as well as answering the whole completion. */
   stream?: { includeUsage: boolean };
+  /** A POST /v1/responses task: answered as a `response` object (and its stream events), not a chat.completion. */
+  responses?: ResponsesJob;
+}
+
+/** What the worker needs to answer a chat task in the Responses shape. */
+export interface ResponsesJob {
+  /** The request fields every response object repeats. */
+  echo: ResponsesEcho;
+  /**
+   * With `store`: keep the conversation for `previous_response_id`, i.e. `request.messages` from this index on (the
+   * instructions before it are not carried over, as OpenAI does).
+   */
+  keepFrom?: number;
 }
 
 /**

@@ -6,10 +6,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 
 /**
- * Relays a task's Redis Stream to its client as Server-Sent Events (OpenAI's format: `data: {chunk}` events, then
- * `data: [DONE]`). Until the first entry the answer is still an ordinary HTTP one, so a request that fails before
- * producing anything gets its proper status and error envelope; after that, an error ends the stream with an
- * `error` event. A client that disconnects cancels the task, which stops generating at its next chunk.
+ * How a stream's events are written. OpenAI's chat completions send unnamed `data:` events, end with `data: [DONE]`
+ * and send a late error as its envelope; the Responses API names its events (`event:` lines, from the entries) and
+ * ends with its last one (`responses-sse.ts`).
+ */
+export interface SseDialect {
+  /** Written after the last event, if anything. */
+  ending?: string;
+  /** The event that ends a stream broken after it started; `sequence` is the number of events sent before it. */
+  errorEvent(error: GatewayError, requestId: string, sequence: number): string;
+}
+
+export const CHAT_SSE: SseDialect = {
+  ending: 'data: [DONE]\n\n',
+  errorEvent: (error, requestId) => `data: ${JSON.stringify(toEnvelope(error, requestId))}\n\n`,
+};
+
+/**
+ * Relays a task's Redis Stream to its client as Server-Sent Events, in the endpoint's SseDialect (chat: OpenAI's
+ * `data: {chunk}` events, then `data: [DONE]`). Until the first entry the answer is still an ordinary HTTP one, so a
+ * request that fails before producing anything gets its proper status and error envelope; after that, an error ends
+ * the stream with an error event. A client that disconnects cancels the task, which stops generating at its next
+ * chunk.
  */
 @Injectable()
 export class StreamRelay {
@@ -19,7 +37,11 @@ export class StreamRelay {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async relay(taskId: string, http: { request: FastifyRequest; reply: FastifyReply }): Promise<void> {
+  async relay(
+    taskId: string,
+    http: { request: FastifyRequest; reply: FastifyReply },
+    dialect: SseDialect = CHAT_SSE,
+  ): Promise<void> {
     const { reply } = http;
     const reader = new AbortController();
     let finished = false;
@@ -46,24 +68,29 @@ export class StreamRelay {
         'x-request-id': http.request.id,
         'x-task-id': taskId,
       });
+      let sent = 0;
       try {
         for (
           let entry: StreamEntry | undefined = first;
           entry;
           entry = (await entries.next()).value as StreamEntry | undefined
         ) {
-          if ('chunk' in entry) reply.raw.write(`data: ${entry.chunk}\n\n`);
-          else if ('done' in entry) reply.raw.write('data: [DONE]\n\n');
-          else reply.raw.write(`data: ${this.errorEvent(GatewayError.from(entry.error), http.request.id)}\n\n`);
+          if ('chunk' in entry) {
+            reply.raw.write(
+              entry.event ? `event: ${entry.event}\ndata: ${entry.chunk}\n\n` : `data: ${entry.chunk}\n\n`,
+            );
+            sent++;
+          } else if ('done' in entry) {
+            if (dialect.ending) reply.raw.write(dialect.ending);
+          } else reply.raw.write(dialect.errorEvent(GatewayError.from(entry.error), http.request.id, sent));
           if (!('chunk' in entry)) break;
         }
       } catch (error) {
         // The response is already under way: a broken read ends it with an error event (nothing to tell a client that left).
         if (!reader.signal.aborted) {
           this.logger.warn({ taskId, err: (error as Error).message }, 'stream relay failed');
-          reply.raw.write(
-            `data: ${this.errorEvent(new GatewayError('InternalError', 'the stream was interrupted'), http.request.id)}\n\n`,
-          );
+          const interrupted = new GatewayError('InternalError', 'the stream was interrupted');
+          reply.raw.write(dialect.errorEvent(interrupted, http.request.id, sent));
         }
       }
       finished = true;
@@ -73,10 +100,6 @@ export class StreamRelay {
       reply.raw.removeListener('close', onClose);
       reader.abort();
     }
-  }
-
-  private errorEvent(error: GatewayError, requestId: string): string {
-    return JSON.stringify(toEnvelope(error, requestId));
   }
 
   /** The first entry, or 504 once SYNC_TIMEOUT_MS passes without one (no worker took the task). */

@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { IdempotentRequests } from './idempotent-requests.service';
-import { StreamRelay } from './stream-relay.service';
+import { SseDialect, StreamRelay } from './stream-relay.service';
 import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } from './request-modes';
 
 export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof TaskEnvelope>;
@@ -63,10 +63,11 @@ export class TaskSubmitter {
   }
 
   /**
-   * A streamed answer (chat `stream: true`): enqueued like an async task, then relayed from the task's Redis
-   * Stream as SSE. Not replayable, so an Idempotency-Key is refused rather than silently ignored.
+   * A streamed answer (chat or responses `stream: true`): enqueued like an async task, then relayed from the task's
+   * Redis Stream as SSE in the endpoint's dialect. Not replayable, so an Idempotency-Key is refused rather than
+   * silently ignored.
    */
-  async stream<E extends Endpoint>(submission: Submission<E>): Promise<void> {
+  async stream<E extends Endpoint>(submission: Submission<E>, dialect?: SseDialect): Promise<void> {
     const { http, principal } = submission;
     assertInScope(principal, submission.endpoint.capability, [submission.model, submission.resolvedModel]);
     if (responseModeOf(http.request) === 'async') {
@@ -83,7 +84,7 @@ export class TaskSubmitter {
     }
     const taskId = newId('task');
     await this.admitAndDispatch(submission, 'stream', taskId);
-    await this.relay.relay(taskId, http);
+    await this.relay.relay(taskId, http, dialect);
   }
 
   private async admitAndDispatch<E extends Endpoint>(

@@ -45,7 +45,9 @@ export class TaskRecorder implements BeforeApplicationShutdown {
     if (entries.length === 0) return;
     const filed = entries.map((entry) => ({ ...readFiledRecord(entry.record), entry }));
     await this.tasks.recordEach(
-      filed.map(({ record, entry }) => ({ ...record, result: entry.outcome?.ok ? entry.outcome.body : undefined })),
+      filed.map(({ record, conversation, entry }) =>
+        entry.outcome?.ok ? { ...record, result: entry.outcome.body, conversation } : record,
+      ),
     );
     for (const { record, notify, entry } of filed) {
       if (!notify) continue;

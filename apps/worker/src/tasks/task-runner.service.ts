@@ -105,7 +105,7 @@ export class TaskRunner {
         : undefined,
       upstream: upstreamCalls.length > 0 ? upstreamCalls : undefined,
     };
-    const filed = fileRecord(record, data.notify === true);
+    const filed = fileRecord(record, data.notify === true, executed?.conversation);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
     await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
     const delivered = await this.delivery.deliver({

@@ -9,6 +9,8 @@ export interface ExecutedTask {
   providerMs: number;
   /** Integer nanos of the catalog currency (@gateway/common money). */
   costNanos: number;
+  /** A stored response's conversation (JSON text), recorded beside the body for `previous_response_id`. */
+  conversation?: string;
 }
 
 /** Does the work of one task queue's jobs; TaskRunner settles, delivers and records around it. */

@@ -1,20 +1,22 @@
 import type { NewTaskRecord } from './tasks.repository';
 
 /** A finished task's record without its result body (that travels in the outcome), as filed in Redis. */
-export type RecordFields = Omit<NewTaskRecord, 'result'>;
+export type RecordFields = Omit<NewTaskRecord, 'result' | 'conversation'>;
 
 /** What a worker files with a task's delivery, for whoever writes its record (and for reads meanwhile). */
 export interface FiledRecord {
   record: RecordFields;
   /** The application wants a webhook once the record exists. */
   notify: boolean;
+  /** A stored response's conversation, recorded beside its body (TaskResult.conversation). */
+  conversation?: string;
 }
 
 const DATE_FIELDS = ['createdAt', 'startedAt', 'finishedAt'] as const;
 
 /** The JSON a task's delivery files for its record (OutcomeDelivery, PendingRecords). */
-export function fileRecord(record: RecordFields, notify: boolean): string {
-  return JSON.stringify({ record, notify } satisfies FiledRecord);
+export function fileRecord(record: RecordFields, notify: boolean, conversation?: string): string {
+  return JSON.stringify({ record, notify, ...(conversation ? { conversation } : {}) } satisfies FiledRecord);
 }
 
 /** A filed record read back, its dates revived. */

@@ -51,6 +51,12 @@ export class TaskResult {
   /** Its task's page in the `tasks` feed: what the retention sweep deletes by. */
   @Prop({ required: true }) page: string;
   @Prop({ required: true }) body: string;
+  /**
+   * A stored response's conversation before its answer (chat messages as JSON text), what `previous_response_id`
+   * continues; only for POST /v1/responses with `store`, and bounded (apps/worker/src/tasks/responses). Kept and
+   * swept with the body.
+   */
+  @Prop({ type: String }) conversation?: string;
 }
 
 export const TaskResultSchema = SchemaFactory.createForClass(TaskResult);

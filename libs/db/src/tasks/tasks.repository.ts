@@ -9,8 +9,11 @@ import { Task, TaskResult } from './task.schema';
 
 export type TaskRecord = Task;
 
-/** What the worker records: the task, and the body its caller received when it succeeded. */
-export type NewTaskRecord = Task & { result?: string };
+/**
+ * What the worker records: the task, the body its caller received when it succeeded, and a stored response's
+ * conversation (TaskResult.conversation).
+ */
+export type NewTaskRecord = Task & { result?: string; conversation?: string };
 
 /** What every task job carries about its request (structurally the queue's TaskEnvelope). */
 export interface TaskIdentity {
@@ -69,11 +72,13 @@ export class TasksRepository {
   /** Records finished tasks as `record` does, each step one write for all of them. */
   async recordEach(records: NewTaskRecord[]): Promise<void> {
     const places = await this.feeds.placeEach('tasks', records);
-    const results = records.flatMap(({ _id, result }, i) =>
-      result === undefined ? [] : [{ _id, page: places[i].page, body: result }],
+    const results = records.flatMap(({ _id, result, conversation }, i) =>
+      result === undefined
+        ? []
+        : [{ _id, page: places[i].page, body: result, ...(conversation ? { conversation } : {}) }],
     );
     await this.resultInserter.insertMany(results);
-    const tasks = records.map(({ result: _result, ...task }) => task);
+    const tasks = records.map(({ result: _result, conversation: _conversation, ...task }) => task);
     const inserted = await this.taskInserter.insertMany(tasks);
     const kept = await Promise.all(
       tasks.map((task, i) => (inserted[i] ? Promise.resolve(task) : this.findById(task._id))),
@@ -96,8 +101,15 @@ export class TasksRepository {
 
   /** The body a succeeded task answered with; null once retention has removed it. */
   async findResult(taskId: string): Promise<string | null> {
-    const found = await this.results.findById(taskId).lean<TaskResult>().exec();
+    // Not the conversation beside it, which can be far larger.
+    const found = await this.results.findById(taskId, { body: 1 }).lean<TaskResult>().exec();
     return found?.body ?? null;
+  }
+
+  /** A stored response's body and the conversation before it; null once retention has removed them. */
+  async findConversation(taskId: string): Promise<{ body: string; conversation?: string } | null> {
+    const found = await this.results.findById(taskId).lean<TaskResult>().exec();
+    return found ? { body: found.body, conversation: found.conversation } : null;
   }
 
   /** An application's tasks over a range of creation days, most recently recorded first. */
