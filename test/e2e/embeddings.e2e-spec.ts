@@ -1,8 +1,25 @@
+import { MAX_RECORDED_UPSTREAM_ATTEMPTS } from '@gateway/contracts';
+import { TasksRepository, UsageDailyRepository } from '@gateway/db';
 import { GatewayRedis } from '@gateway/queue';
+import { encode } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 import OpenAI from 'openai';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
+import { OPENAI_CHARS_PER_TOKEN } from '../fakes/upstream-rules';
 import { bullmqScriptSha } from '../helpers/bullmq-scripts';
-import { createApplication, getJson, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
+
+/** What the OpenAI fake reports as the usage of `texts`. */
+const fakeTokens = (texts: string[]) =>
+  texts.reduce((sum, text) => sum + Math.ceil(text.length / OPENAI_CHARS_PER_TOKEN), 0);
 
 describe('POST /v1/embeddings', () => {
   const primary = new OpenAiFake();
@@ -19,6 +36,7 @@ describe('POST /v1/embeddings', () => {
       UPSTREAM_PRIMARY_BASE_URL: primary.baseUrl,
       UPSTREAM_SECONDARY_BASE_URL: secondary.baseUrl,
       UPSTREAM_BROKEN_BASE_URL: broken.baseUrl,
+      USAGE_FLUSH_MS: 100,
     });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey } = await createApplication(api));
@@ -80,6 +98,148 @@ describe('POST /v1/embeddings', () => {
     result.data.forEach((item, i) => expect(item.embedding).toEqual(fakeVector(input[i], 128)));
   });
 
+  describe('inputs as clients send them', () => {
+    const texts = ['The cat sleeps on the sofa.', '你好, world', 'naïve café 🙂'];
+
+    it('embeds cl100k token ids to the same vectors as the texts they encode, sending the upstream text', async () => {
+      const body = { model: 'text-embedding-v4', dimensions: 64, encoding_format: 'float' };
+      const asText = await postJson(`${api.url}/v1/embeddings`, { ...body, input: texts }, apiKey);
+      const asIds = await postJson(
+        `${api.url}/v1/embeddings`,
+        { ...body, input: texts.map((text) => encode(text)) },
+        apiKey,
+      );
+      const oneAsIds = await postJson(`${api.url}/v1/embeddings`, { ...body, input: encode(texts[1]) }, apiKey);
+      expect([asText.status, asIds.status, oneAsIds.status]).toEqual([200, 200, 200]);
+      expect(asIds.body.data).toEqual(asText.body.data);
+      expect(oneAsIds.body.data[0].embedding).toEqual(asText.body.data[1].embedding);
+      expect(primary.calls.map((call) => call.body.input)).toEqual([texts, texts, [texts[1]]]);
+      // Usage is the upstream's count of the text, whichever way it was sent.
+      expect(asIds.body.usage).toEqual(asText.body.usage);
+    });
+
+    it('embeds 2,048 inputs through a route that takes 10 a call: 205 calls in parallel, one answer in order, one task billed once', async () => {
+      // An application of its own, so its day's roll-up holds this request alone.
+      const own = await createApplication(api, 'a batch of 2048');
+      primary.setDelay(20);
+      const input = Array.from({ length: 2048 }, (_, i) => `input number ${i} of the batch`);
+      try {
+        const response = await postJson(
+          `${api.url}/v1/embeddings`,
+          { model: 'text-embedding-v4', input, dimensions: 64, encoding_format: 'float' },
+          own.apiKey,
+        );
+        expect(response.status).toBe(200);
+        expect(response.body.data.map((item: { index: number }) => item.index)).toEqual(input.map((_, i) => i));
+        response.body.data.forEach((item: { embedding: number[] }, i: number) =>
+          expect(item.embedding).toEqual(fakeVector(input[i], 64)),
+        );
+        const sent = primary.calls.map((call) => call.body.input as string[]);
+        expect(sent).toHaveLength(Math.ceil(2048 / 10));
+        expect(sent.every((part) => part.length <= 10)).toBe(true);
+        expect(sent.flat().sort()).toEqual([...input].sort());
+        // In parallel, yet never more at once than one request keeps in flight on a route without max_concurrency.
+        expect(primary.maxInFlight).toBeGreaterThan(1);
+        expect(primary.maxInFlight).toBeLessThanOrEqual(8);
+
+        const tokens = fakeTokens(input);
+        expect(response.body.usage).toEqual({ prompt_tokens: tokens, total_tokens: tokens });
+        const taskId = response.headers.get('x-task-id')!;
+        const task = await getJson(`${api.url}/v1/tasks/${taskId}`, own.apiKey);
+        expect(task.body).toMatchObject({
+          status: 'succeeded',
+          usage: { prompt_tokens: tokens },
+          cost: (tokens * 500) / 1e9,
+        });
+        const record = await waitFor(
+          () => api.app.get(TasksRepository).findForApp(taskId, own.appId),
+          (found) => found !== null,
+          'the task record',
+        );
+        expect(record).toMatchObject({
+          status: 'succeeded',
+          usage: { prompt_tokens: tokens },
+          costNanos: tokens * 500,
+        });
+        expect(record!.upstream).toHaveLength(MAX_RECORDED_UPSTREAM_ATTEMPTS);
+        const day = new Date().toISOString().slice(0, 10);
+        const [row] = await waitFor(
+          () => api.app.get(UsageDailyRepository).listForApp(own.appId, day, day),
+          (rows) => rows.length > 0,
+          'the roll-up',
+        );
+        expect(row).toMatchObject({
+          model: 'text-embedding-v4',
+          calls: 1,
+          errors: 0,
+          promptTokens: tokens,
+          costNanos: tokens * 500,
+        });
+      } finally {
+        primary.setDelay();
+      }
+    });
+
+    it("sends OpenAI's own model 2,048 inputs in one call, as it takes them", async () => {
+      const input = Array.from({ length: 2048 }, (_, i) => `text ${i}`);
+      const response = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'openai-embedding', input, dimensions: 256 },
+        apiKey,
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.data).toHaveLength(2048);
+      expect(primary.calls).toHaveLength(1);
+      expect(primary.calls[0].body).toMatchObject({ model: 'text-embedding-3-small', input });
+    });
+
+    it('retries a failed part on its own and still answers every input in order', async () => {
+      primary.failNext({ times: 1, status: 500 });
+      const input = Array.from({ length: 30 }, (_, i) => `retried ${i}`);
+      const result = await client.embeddings.create({
+        model: 'text-embedding-v4',
+        input,
+        dimensions: 64,
+        encoding_format: 'float',
+      });
+      expect(result.data.map((item) => item.embedding)).toEqual(input.map((text) => fakeVector(text, 64)));
+      expect(primary.calls).toHaveLength(3 + 1);
+    });
+
+    it('refuses the request when the upstream refuses one part as invalid, answering none of it', async () => {
+      primary.failNext({
+        times: 1,
+        status: 400,
+        body: { error: { message: 'input contains forbidden text', type: 'invalid_request_error' } },
+      });
+      const input = Array.from({ length: 30 }, (_, i) => `refused ${i}`);
+      const response = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input }, apiKey);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'InvalidParameter' });
+      expect(response.body.error.message).toContain('input contains forbidden text');
+      // The refused part is not retried; the others had started alongside it.
+      expect(primary.calls).toHaveLength(3);
+    });
+
+    it('sends the whole input to the next route when a part keeps failing, so no answer mixes two models', async () => {
+      broken.failNext({ times: 100, status: 503 });
+      const input = Array.from({ length: 10 }, (_, i) => `fallback ${i}`);
+      const response = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'batched-fallback-embedding', input },
+        apiKey,
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.data.map((item: { embedding: number[] }) => item.embedding)).toEqual(
+        input.map((text) => fakeVector(text, 64)),
+      );
+      // One part at a time on the failing route: its first part's tries, then no other part starts.
+      expect(broken.calls).toHaveLength(3);
+      expect(broken.calls.every((call) => (call.body.input as string[]).length === 4)).toBe(true);
+      expect(secondary.calls.map((call) => call.body.input)).toEqual([input]);
+    });
+  });
+
   it('truncates and re-normalises when an upstream ignores dimensions', async () => {
     const full = new OpenAiFake({ honoursDimensions: false, nativeDimensions: 1024 });
     await full.start();
@@ -113,7 +273,39 @@ describe('POST /v1/embeddings', () => {
       ['an empty array', { model: 'text-embedding-v4', input: [] }, 'InvalidParameter', 'input'],
       [
         'more inputs than the model takes',
-        { model: 'text-embedding-v4', input: Array(11).fill('x') },
+        { model: 'text-embedding-v4', input: Array(2049).fill('x') },
+        'InvalidParameter',
+        'input',
+      ],
+      [
+        'a token id outside cl100k_base',
+        {
+          model: 'text-embedding-v4',
+          input: [
+            [1, 2],
+            [3, 100300],
+          ],
+        },
+        'InvalidParameter',
+        'input[1][1]',
+      ],
+      ['a fractional token id', { model: 'text-embedding-v4', input: [15339, 1917.5] }, 'InvalidParameter', 'input[1]'],
+      [
+        'strings and token ids in one request',
+        { model: 'text-embedding-v4', input: ['hello', [15339]] },
+        'InvalidParameter',
+        'input[1]',
+      ],
+      ['an empty token-id array', { model: 'text-embedding-v4', input: [[15339], []] }, 'InvalidParameter', 'input[1]'],
+      [
+        'a token-id array over the token limit',
+        { model: 'text-embedding-v4', input: [[1], Array(8193).fill(1)] },
+        'InvalidParameter',
+        'input[1]',
+      ],
+      [
+        'more than 300,000 tokens in all',
+        { model: 'text-embedding-v4', input: Array(41).fill('word '.repeat(7500).trim()) },
         'InvalidParameter',
         'input',
       ],

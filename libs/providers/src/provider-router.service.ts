@@ -72,9 +72,90 @@ export class ProviderRouter {
     );
   }
 
-  /** `attempts`, when given, receives every upstream call made, for the task record. */
+  /**
+   * `attempts`, when given, receives every upstream call made, for the task record. A route whose `batch_size` is
+   * below the number of inputs gets them in parts (embedInParts); otherwise each route is one call, as for any model.
+   */
   embed(modelId: string, call: EmbeddingsCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<EmbeddingsAnswer>> {
+    const routes = this.catalog.routesOf(modelId);
+    if (routes.some((route) => route.batch_size !== undefined && route.batch_size < call.input.length))
+      return this.embedInParts(modelId, call, routes, attempts);
     return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call), attempts);
+  }
+
+  /**
+   * Each route in turn with the whole input, cut into parts of its batch size. Every part is one call through that
+   * route as a lone call goes (retries, slot, pace, record), so the route's max_concurrency and max_rps hold across
+   * the parts. The answer comes whole from one route, in input order with usage summed: vectors of two routes'
+   * models are not comparable, so a part that still fails after its retries sends the whole input to the next
+   * route, and a part the upstream refuses as invalid refuses the request.
+   */
+  private async embedInParts(
+    modelId: string,
+    call: EmbeddingsCall,
+    routes: ResolvedRoute[],
+    attempts?: UpstreamAttempt[],
+  ): Promise<RoutedAnswer<EmbeddingsAnswer>> {
+    const started = performance.now();
+    let unavailable = `the model ${modelId} is unavailable (no route can serve this model)`;
+    for (const route of routes) {
+      if (!offers(this.providers[route.provider], 'embed')) continue;
+      try {
+        const value = await this.embedOnRoute(modelId, route, call, attempts);
+        return { value, route, providerMs: performance.now() - started };
+      } catch (error) {
+        // throughRoutes of one route answers UpstreamError once that route has failed; anything else is final.
+        if (!(error instanceof GatewayError) || error.code !== 'UpstreamError') throw error;
+        unavailable = error.message;
+      }
+    }
+    throw new GatewayError('UpstreamError', unavailable, {
+      details: { provider_ms: Math.round(performance.now() - started) },
+    });
+  }
+
+  /** The input in parts of `route.batch_size`, at most EMBED_PARTS_IN_FLIGHT (or max_concurrency) at once. */
+  private async embedOnRoute(
+    modelId: string,
+    route: ResolvedRoute,
+    call: EmbeddingsCall,
+    attempts?: UpstreamAttempt[],
+  ): Promise<EmbeddingsAnswer> {
+    const size = route.batch_size ?? call.input.length;
+    const parts = Array.from({ length: Math.ceil(call.input.length / size) }, (_, i) =>
+      call.input.slice(i * size, (i + 1) * size),
+    );
+    const answers = new Array<EmbeddingsAnswer>(parts.length);
+    let next = 0;
+    let failure: { error: unknown } | undefined;
+    // Each lane takes the next part until none is left; after a failure no new part starts, as the route's answer
+    // is lost anyway.
+    const lane = async () => {
+      while (!failure && next < parts.length) {
+        const index = next++;
+        const part: EmbeddingsCall = { ...call, input: parts[index] };
+        try {
+          const answered = await this.throughRoutes(
+            modelId,
+            'embed',
+            (provider, partRoute) => provider.embed(partRoute, part),
+            attempts,
+            undefined,
+            [route],
+          );
+          answers[index] = answered.value;
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    const lanes = Math.min(parts.length, route.max_concurrency ?? EMBED_PARTS_IN_FLIGHT);
+    await Promise.all(Array.from({ length: lanes }, lane));
+    if (failure) throw failure.error;
+    return {
+      vectors: answers.flatMap((answer) => answer.vectors),
+      promptTokens: answers.reduce((sum, answer) => sum + answer.promptTokens, 0),
+    };
   }
 
   /** Only the routes that honour every feature the call needs are tried (CatalogService.chatRoutesOf). */
@@ -293,3 +374,10 @@ export class ProviderRouter {
 function definedOf<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
+
+/**
+ * Parts of one embeddings request in flight at once on a route without max_concurrency. 2,048 inputs at DashScope's
+ * 10 a call are 205 calls: all at once they would meet the upstream's rate limit as one burst. A route's
+ * max_concurrency and max_rps are where an operator sets the upstream's real limits.
+ */
+const EMBED_PARTS_IN_FLIGHT = 8;

@@ -8,7 +8,11 @@ import { EmbeddingsJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import { ExecutedTask, TaskService } from './task-service';
 
-/** Embeds a batch through the model's routes and shapes the OpenAI-compatible response. */
+/**
+ * Embeds a request's inputs through the model's routes and shapes the OpenAI-compatible response. A route that takes
+ * fewer inputs a call gets them in parts (ProviderRouter.embed); the answer is still one, billed once on its summed
+ * usage.
+ */
 @Injectable()
 export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> {
   constructor(

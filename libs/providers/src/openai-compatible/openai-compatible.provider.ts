@@ -5,6 +5,7 @@ import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
 import type { ChatChoice } from '@gateway/contracts';
 import { ChatStreamAccumulator } from '../chat-stream-accumulator';
+import { cl100kTokens } from '../cl100k';
 import { countMessageTokens, countTokens } from '../token-estimate';
 import { chatRequestFor } from './chat-dialects';
 import {
@@ -84,7 +85,17 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     }
     const vectors = new Array<number[]>(call.input.length);
     for (const item of body.data) vectors[item.index] = item.embedding;
-    return { vectors, promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0, requestId };
+    // A repeated or out-of-range index leaves a hole, which would be answered as a missing vector.
+    for (let index = 0; index < vectors.length; index++) {
+      if (!Array.isArray(vectors[index]))
+        throw new ProviderError(`upstream returned no embedding for input ${index}`, 'retryable');
+    }
+    // Without a count from the upstream, the one OpenAI's embedding models count with.
+    const promptTokens =
+      body.usage?.prompt_tokens ??
+      body.usage?.total_tokens ??
+      call.input.reduce((sum, text) => sum + cl100kTokens(text), 0);
+    return { vectors, promptTokens, requestId };
   }
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
