@@ -4,13 +4,23 @@ import { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { Response } from 'undici';
+import { chatChunks, chatCompletion } from './openai-chat';
+import { ChatRequest, checkChat } from './openai-chat-request';
 import {
-  COMPATIBLE_INVALID_PARAMETER,
+  compatibleInvalid,
+  errorOf,
+  invalid,
+  isObject,
+  missing,
+  refusal,
+  Refusal,
+  shown,
+  wrongType,
+} from './openai-errors';
+import { documented, tokensOf } from './openai-shapes';
+import {
   COMPATIBLE_MODE_MODELS,
   COMPATIBLE_MODE_PATH,
-  OPENAI_ANSWER_FIELDS,
-  OPENAI_CHARS_PER_TOKEN,
-  OPENAI_CHAT_RULES,
   OPENAI_CONTENT_TYPES,
   OPENAI_DEFAULT_LATENCY_MS,
   OPENAI_EMBEDDING_LIMITS,
@@ -79,13 +89,6 @@ type EmbeddingsRequest = {
   dimensions?: number;
 };
 
-type ChatRequest = {
-  model: string;
-  messages: { role: string; content: string }[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-};
-
 /** Multipart: every text field arrives as a string. */
 type ImageEditRequest = {
   model?: string;
@@ -103,29 +106,16 @@ const ENDPOINTS: Record<string, Endpoint> = {
   '/images/edits': 'imageEdit',
 };
 
-/** A value as an error message quotes it: a string as is, anything else as JSON. */
-function shown(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/** An error answer, thrown by a check and sent as OpenAI's `{"error":{message,type,param,code}}`. */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: { message: string; type: string; param: string | null; code: string | null },
-  ) {
-    super(error.message);
-  }
-}
-
 /**
  * OpenAI's API over real HTTP, and DashScope's OpenAI-compatible mode (its models, or any path under
  * /compatible-mode/v1): POST /v1/embeddings, /v1/chat/completions and /v1/images/edits (multipart). It enforces the
- * documented rules in upstream-rules.ts (OPENAI_*): media types, the fields the gateway may send, value ranges per
- * model, a key when `apiKey` is set, a model list when `models` is set. It answers with the documented fields only,
- * OpenAI's error bodies and an `x-request-id`, after a realistic delay unless `delayMs` says otherwise; scripted
- * failures come before any check. Embeddings are deterministic per text so tests can compare runs; image edits are
- * real PNGs. An image edit's recorded `body` holds its text fields plus `images: ReceivedImage[]`.
+ * documented rules in upstream-rules.ts (OPENAI_*): media types, the fields each endpoint takes, value ranges per
+ * model, a key when `apiKey` is set, a model list when `models` is set. Chat takes the whole Chat Completions request
+ * as OpenAI documents it (openai-chat-request.ts) and answers tools, structured output, `n` and `logprobs`
+ * deterministically (openai-chat.ts). It answers with the documented fields only, OpenAI's error bodies and an
+ * `x-request-id`, after a realistic delay unless `delayMs` says otherwise; scripted failures come before any check.
+ * Embeddings are deterministic per text so tests can compare runs; image edits are real PNGs. An image edit's
+ * recorded `body` holds its text fields plus `images: ReceivedImage[]`.
  */
 export class OpenAiFake {
   readonly calls: { path: string; body: RecordedBody; at: number }[] = [];
@@ -218,8 +208,8 @@ export class OpenAiFake {
       if (endpoint === 'embeddings') return send(res, 200, this.embeddings(checkEmbeddings(body, dialect)));
       if (endpoint === 'chat') {
         const request = checkChat(body, dialect);
-        if (request.stream) return await this.chatStream(request, res);
-        return send(res, 200, this.chat(request));
+        if (request.stream) return await this.chatStream(request, dialect, res);
+        return send(res, 200, this.chat(request, dialect));
       }
       return send(res, 200, await this.imageEdit(checkImageEdit(body, files), files));
     } catch (error) {
@@ -290,72 +280,30 @@ export class OpenAiFake {
     });
   }
 
-  private chat(body: ChatRequest) {
-    const lastUser = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    const content = this.options.chatReply ?? `echo: ${lastUser}`;
-    const promptTokens = body.messages.reduce((sum, m) => sum + tokensOf(String(m.content)), 0);
-    const completionTokens = tokensOf(content);
-    return documented('chat', {
-      id: `chatcmpl-fake${this.calls.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [
-        documented('chatChoice', {
-          index: 0,
-          message: documented('chatMessage', { role: 'assistant', content }),
-          logprobs: null,
-          finish_reason: 'stop',
-        }),
-      ],
-      usage: documented('chatUsage', {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      }),
-    });
+  /** test/fakes/openai-chat.ts answers; the call's number keeps ids apart between calls. */
+  private chat(request: ChatRequest, dialect: OpenAiDialect) {
+    return chatCompletion(request, dialect, { chatReply: this.options.chatReply, callNumber: this.calls.length });
   }
 
   /**
-   * OpenAI's streamed chat: SSE `chat.completion.chunk` events (the role, then the answer word by word, then the
-   * finish reason), with `usage: null` on each and a final usage chunk when `stream_options.include_usage` is set,
-   * then `data: [DONE]`. Records how many content chunks went out before the client hung up, in `streamed`.
+   * OpenAI's streamed chat (openai-chat.ts, chatChunks) as SSE events, then `data: [DONE]`. Records how many answer
+   * pieces (content or argument fragments) went out before the client hung up, in `streamed`.
    */
-  private async chatStream(body: ChatRequest, res: ServerResponse): Promise<void> {
-    const whole = this.chat(body);
-    const withUsage = body.stream_options?.include_usage === true;
-    const chunk = (choices: unknown[], usage: unknown = null) =>
-      documented('chunk', {
-        id: whole.id,
-        object: 'chat.completion.chunk',
-        created: whole.created,
-        model: body.model,
-        choices,
-        ...(withUsage ? { usage } : {}),
-      });
-    const choice = (delta: object, finishReason: string | null) =>
-      documented('chunkChoice', {
-        index: 0,
-        delta: documented('chunkDelta', delta),
-        logprobs: null,
-        finish_reason: finishReason,
-      });
-    const pieces = whole.choices[0].message.content.split(/(?<= )/);
+  private async chatStream(request: ChatRequest, dialect: OpenAiDialect, res: ServerResponse): Promise<void> {
+    const chunks = chatChunks(this.chat(request, dialect), request, dialect);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-    const record = { total: pieces.length, sent: 0, closedEarly: false };
+    const record = { total: chunks.filter((chunk) => chunk.piece).length, sent: 0, closedEarly: false };
     this.streamed.push(record);
     res.once('close', () => (record.closedEarly = !res.writableFinished));
-    event(chunk([choice({ role: 'assistant', content: '' }, null)]));
-    for (const piece of pieces) {
+    for (const { data, piece } of chunks) {
       if (res.destroyed) return;
-      if (this.options.streamChunkDelayMs) await new Promise((r) => setTimeout(r, this.options.streamChunkDelayMs));
-      if (res.destroyed) return;
-      event(chunk([choice({ content: piece }, null)]));
-      record.sent++;
+      if (piece && this.options.streamChunkDelayMs) {
+        await new Promise((r) => setTimeout(r, this.options.streamChunkDelayMs));
+        if (res.destroyed) return;
+      }
+      res.write(`data: ${JSON.stringify(data)}\n\n`);
+      if (piece) record.sent++;
     }
-    event(chunk([choice({}, 'stop')]));
-    if (withUsage) event(chunk([], whole.usage));
     res.end('data: [DONE]\n\n');
   }
 
@@ -411,120 +359,6 @@ function checkFields(names: string[], allowed: readonly string[]): void {
       ? `Unrecognized request argument supplied: ${unknown[0]}`
       : `Unrecognized request arguments supplied: ${unknown.join(', ')}`,
   );
-}
-
-function checkChat(body: RecordedBody, dialect: OpenAiDialect): ChatRequest {
-  checkFields(Object.keys(body), OPENAI_REQUEST_FIELDS.chat);
-  const { messages } = body;
-  if (messages === undefined) throw missing('messages');
-  if (!Array.isArray(messages)) throw wrongType('messages', 'an array', messages);
-  if (messages.length === 0) {
-    throw invalid(
-      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
-      'messages',
-      'empty_array',
-    );
-  }
-  messages.forEach((message: unknown, i) => checkMessage(message, `messages[${i}]`));
-  for (const param of ['temperature', 'top_p'] as const) {
-    if (body[param] === undefined) continue;
-    if (typeof body[param] !== 'number') throw wrongType(param, 'a decimal', body[param]);
-    checkInterval(param, body[param], OPENAI_CHAT_RULES.sampling[dialect][param], dialect);
-  }
-  if (body.max_tokens !== undefined) {
-    if (!Number.isInteger(body.max_tokens)) throw wrongType('max_tokens', 'an integer', body.max_tokens);
-    if ((body.max_tokens as number) < OPENAI_CHAT_RULES.minMaxTokens) {
-      throw invalid(
-        `Invalid 'max_tokens': integer below minimum value. Expected a value >= ${OPENAI_CHAT_RULES.minMaxTokens}, but got ${shown(body.max_tokens)} instead.`,
-        'max_tokens',
-        'integer_below_min_value',
-      );
-    }
-  }
-  checkStop(body.stop);
-  if (body.seed !== undefined && !Number.isInteger(body.seed)) throw wrongType('seed', 'an integer', body.seed);
-  if (body.user !== undefined && typeof body.user !== 'string') throw wrongType('user', 'a string', body.user);
-  if (body.stream !== undefined && typeof body.stream !== 'boolean')
-    throw wrongType('stream', 'a boolean', body.stream);
-  if (body.stream_options !== undefined) checkStreamOptions(body.stream_options, body.stream === true);
-  return body as ChatRequest;
-}
-
-function checkMessage(message: unknown, at: string): void {
-  if (!isObject(message)) throw wrongType(at, 'an object', message);
-  const extra = Object.keys(message).find(
-    (key) => !(OPENAI_REQUEST_FIELDS.chatMessage as readonly string[]).includes(key),
-  );
-  if (extra) throw invalid(`Unknown parameter: '${at}.${extra}'.`, `${at}.${extra}`, 'unknown_parameter');
-  if (message.role === undefined) throw missing(`${at}.role`);
-  if (!(OPENAI_CHAT_RULES.roles as readonly unknown[]).includes(message.role)) {
-    const supported = OPENAI_CHAT_RULES.roles.map((role) => `'${role}'`);
-    throw invalid(
-      `Invalid value: '${shown(message.role)}'. Supported values are: ${supported.slice(0, -1).join(', ')}, and ${supported.at(-1)}.`,
-      `${at}.role`,
-      'invalid_value',
-    );
-  }
-  // An assistant turn may carry tool calls instead of content; every other turn has content.
-  if (message.content === undefined && message.role !== 'assistant') throw missing(`${at}.content`);
-  if (message.content !== undefined && typeof message.content !== 'string' && !Array.isArray(message.content)) {
-    throw wrongType(`${at}.content`, 'one of a string or array of objects', message.content);
-  }
-  if (message.name !== undefined && typeof message.name !== 'string') {
-    throw wrongType(`${at}.name`, 'a string', message.name);
-  }
-}
-
-/** OPENAI_CHAT_RULES.sampling: OpenAI words a value out of range its way, compatible mode its own. */
-function checkInterval(param: string, value: number, interval: string, dialect: OpenAiDialect): void {
-  const [, open, low, high, close] = /^([[(])(-?[\d.]+), (-?[\d.]+)([\])])$/.exec(interval)!;
-  const [min, max] = [Number(low), Number(high)];
-  const tooLow = open === '[' ? value < min : value <= min;
-  const tooHigh = close === ']' ? value > max : value >= max;
-  if (!tooLow && !tooHigh) return;
-  if (dialect === 'compatible') {
-    throw compatibleInvalid(`Range of ${param} should be ${open}${min.toFixed(1)}, ${max.toFixed(1)}${close}`);
-  }
-  throw invalid(
-    tooHigh
-      ? `Invalid '${param}': decimal above maximum value. Expected a value <= ${max}, but got ${value} instead.`
-      : `Invalid '${param}': decimal below minimum value. Expected a value >= ${min}, but got ${value} instead.`,
-    param,
-    tooHigh ? 'decimal_above_max_value' : 'decimal_below_min_value',
-  );
-}
-
-function checkStop(stop: unknown): void {
-  if (stop === undefined || stop === null || typeof stop === 'string') return;
-  if (!Array.isArray(stop) || !stop.every((item) => typeof item === 'string')) {
-    throw wrongType('stop', 'one of a string or array of strings', stop);
-  }
-  if (stop.length > OPENAI_CHAT_RULES.maxStop) {
-    throw invalid(
-      `Invalid 'stop': array too long. Expected an array with maximum length ${OPENAI_CHAT_RULES.maxStop}, but got an array with length ${stop.length} instead.`,
-      'stop',
-      'array_above_max_length',
-    );
-  }
-}
-
-function checkStreamOptions(options: unknown, streaming: boolean): void {
-  if (!streaming) {
-    throw invalid(
-      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-      'stream_options',
-      'invalid_value',
-    );
-  }
-  if (!isObject(options)) throw wrongType('stream_options', 'an object', options);
-  const extra = Object.keys(options).find(
-    (key) => !(OPENAI_REQUEST_FIELDS.streamOptions as readonly string[]).includes(key),
-  );
-  if (extra)
-    throw invalid(`Unknown parameter: 'stream_options.${extra}'.`, `stream_options.${extra}`, 'unknown_parameter');
-  if (options.include_usage !== undefined && typeof options.include_usage !== 'boolean') {
-    throw wrongType('stream_options.include_usage', 'a boolean', options.include_usage);
-  }
 }
 
 /** The model's documented limits, or OPENAI_TEST_EMBEDDING_MODEL's for a test-only name. */
@@ -632,54 +466,6 @@ function checkImageEdit(body: RecordedBody, files: ReceivedFile[]): ImageEditReq
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-
-function errorOf(name: OpenAiErrorName, message?: string) {
-  const rule = OPENAI_ERRORS[name];
-  return { message: message ?? rule.message, type: rule.type, code: rule.code };
-}
-
-function refusal(name: OpenAiErrorName, message?: string, param: string | null = null): Refusal {
-  return new Refusal(OPENAI_ERRORS[name].status, { ...errorOf(name, message), param });
-}
-
-function invalid(message: string, param: string | null = null, code: string | null = null): Refusal {
-  return new Refusal(400, { message, type: 'invalid_request_error', param, code });
-}
-
-function missing(param: string): Refusal {
-  return invalid(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter');
-}
-
-function wrongType(param: string, expected: string, value: unknown): Refusal {
-  const got = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
-  return invalid(`Invalid type for '${param}': expected ${expected}, but got ${got} instead.`, param, 'invalid_type');
-}
-
-/** Compatible mode's refusal of a parameter (COMPATIBLE_INVALID_PARAMETER); OpenAI's own limits are wider. */
-function compatibleInvalid(message: string): Refusal {
-  return new Refusal(400, {
-    message: `${COMPATIBLE_INVALID_PARAMETER.prefix}${message}`,
-    type: 'invalid_request_error',
-    param: null,
-    code: COMPATIBLE_INVALID_PARAMETER.code,
-  });
-}
-
-/** An answer object, checked against OPENAI_ANSWER_FIELDS so the fake never sends an undocumented field. */
-function documented<T extends object>(kind: keyof typeof OPENAI_ANSWER_FIELDS, value: T): T {
-  const allowed: readonly string[] = OPENAI_ANSWER_FIELDS[kind];
-  const extra = Object.keys(value).filter((key) => !allowed.includes(key));
-  if (extra.length) throw new Error(`undocumented ${kind} field(s): ${extra.join(', ')}`);
-  return value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function tokensOf(text: string): number {
-  return Math.ceil(text.length / OPENAI_CHARS_PER_TOKEN);
-}
 
 interface ReceivedFile {
   field: string;

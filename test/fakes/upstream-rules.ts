@@ -144,7 +144,12 @@ export const OPENAI_DOCS = {
   errorCodes: 'OpenAI API: Error codes',
   embeddingsGuide: 'OpenAI API: Vector embeddings',
   tokens: 'OpenAI Help Center: What are tokens and how to count them?',
+  structuredOutputs: 'OpenAI API: Structured model outputs',
+  functionCalling: 'OpenAI API: Function calling',
   compatibleChat: 'Alibaba Cloud Model Studio: OpenAI compatible - Chat',
+  compatibleChatReference: 'Alibaba Cloud Model Studio: OpenAI Chat (request body)',
+  compatibleStructuredOutput: 'Alibaba Cloud Model Studio: Structured output',
+  compatibleFunctionCalling: 'Alibaba Cloud Model Studio: Function calling',
   compatibleEmbedding: 'Alibaba Cloud Model Studio: OpenAI compatible - Embedding',
 } as const;
 
@@ -165,33 +170,262 @@ export const OPENAI_CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
- * Body fields by endpoint (OPENAI_DOCS.embeddings, .chat, .imageEdit), limited to those the gateway sends
- * (libs/providers/src/openai-compatible): any other is refused as OpenAI refuses an unknown one, so a gateway that
- * starts sending a documented field the fake has no rule for (`n`, `tools`, …) fails until its rule is added here.
+ * Body fields by endpoint (OPENAI_DOCS.embeddings, .imageEdit), limited to those the gateway sends
+ * (libs/providers/src/openai-compatible): any other is refused as OpenAI refuses an unknown one. Chat takes every
+ * documented field: OPENAI_CHAT_FIELDS.
  */
 export const OPENAI_REQUEST_FIELDS = {
   embeddings: ['model', 'input', 'encoding_format', 'dimensions', 'user'],
-  chat: ['model', 'messages', 'max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'user', 'stream', 'stream_options'],
-  chatMessage: ['role', 'content', 'name'],
-  streamOptions: ['include_usage'],
+  streamOptions: ['include_usage', 'include_obfuscation'],
   imageEdit: ['model', 'prompt', 'image', 'image[]', 'n', 'size', 'response_format'],
 } as const;
 
-/** Chat request rules (OPENAI_DOCS.chat unless noted). Intervals are written as the docs write them. */
+// ---------------------------------------------------------------------------------------------------------------
+// Chat Completions, as test/fakes/openai-chat-request.ts checks a request and openai-chat.ts answers it.
+//
+// What DashScope's compatible mode takes, per its documentation (read 2026-11, stored copies of these pages):
+//   - https://www.alibabacloud.com/help/en/model-studio/qwen-api-via-openai-chat-completions and
+//     https://docs.qwencloud.com/api-reference/chat/openai-chat (OPENAI_DOCS.compatibleChatReference): endpoint
+//     POST …/compatible-mode/v1/chat/completions; `messages` are System, User, Assistant and Tool messages (no
+//     `developer`, no legacy `function`); answers carry `system_fingerprint: null` and `logprobs: null` per choice.
+//   - https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope
+//     (OPENAI_DOCS.compatibleChat): temperature [0, 2), top_p (0, 1.0].
+//   - https://www.alibabacloud.com/help/en/model-studio/qwen-structured-output (OPENAI_DOCS.compatibleStructuredOutput):
+//     `response_format` json_object (a message must contain "JSON", case-insensitive, or it answers "'messages'
+//     must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.") and json_schema
+//     with `strict`, the latter for Qwen-Max/Plus/Flash in non-thinking mode only.
+//   - https://www.alibabacloud.com/help/en/model-studio/qwen-function-calling (OPENAI_DOCS.compatibleFunctionCalling):
+//     `tools` (function tools), tool results as `tool` messages, `parallel_tool_calls`.
+//   - Also on the request-body reference, but not in the parts of it the stored copy showed, so taken from the
+//     reference as last read by hand: `n` 1–4 (Qwen-Plus and Qwen3 non-thinking; 1 when `tools` is given),
+//     `logprobs` with `top_logprobs` 0–5, `seed` 0–2^31−1, `presence_penalty` [-2.0, 2.0], `tool_choice` "auto",
+//     "none" or a named function (no "required"), `stream_options.include_usage`, `max_tokens` (no
+//     `max_completion_tokens`), `stop`, and DashScope's own `enable_thinking`, `thinking_budget`, `enable_search`,
+//     `search_options`, `top_k`, `repetition_penalty`. `frequency_penalty` is listed by Alibaba's OpenSearch
+//     compatible endpoint (https://www.alibabacloud.com/help/en/open-search/search-platform/developer-reference/openai-api-details)
+//     at [-2.0, 2.0]; the fake takes it.
+//   - Not listed anywhere, so refused here: `max_completion_tokens`, `logit_bias`, `user`, `metadata`, `store`,
+//     `service_tier`, `reasoning_effort` (DashScope has `enable_thinking`), `verbosity`, `prediction`,
+//     `prompt_cache_*`, `safety_identifier`, `web_search_options` (DashScope has `enable_search`), `moderation`,
+//     the deprecated `functions` / `function_call`, content parts `file` (and `refusal`), custom tools,
+//     `tool_choice: "required"` and `allowed_tools`. The real service may ignore some of these silently; the fake
+//     refuses them so a gateway that relies on one fails here instead.
+
+/**
+ * The Chat Completions request fields each dialect takes: OpenAI every field of OPENAI_DOCS.chat (as the openai SDK
+ * 6 types it), compatible mode what its reference lists (above).
+ */
+export const OPENAI_CHAT_FIELDS = {
+  openai: [
+    'model',
+    'messages',
+    'audio',
+    'frequency_penalty',
+    'function_call',
+    'functions',
+    'logit_bias',
+    'logprobs',
+    'max_completion_tokens',
+    'max_tokens',
+    'metadata',
+    'modalities',
+    'moderation',
+    'n',
+    'parallel_tool_calls',
+    'prediction',
+    'presence_penalty',
+    'prompt_cache_key',
+    'prompt_cache_options',
+    'prompt_cache_retention',
+    'reasoning_effort',
+    'response_format',
+    'safety_identifier',
+    'seed',
+    'service_tier',
+    'stop',
+    'store',
+    'stream',
+    'stream_options',
+    'temperature',
+    'tool_choice',
+    'tools',
+    'top_logprobs',
+    'top_p',
+    'user',
+    'verbosity',
+    'web_search_options',
+  ],
+  compatible: [
+    'model',
+    'messages',
+    'max_tokens',
+    'n',
+    'stop',
+    'temperature',
+    'top_p',
+    'presence_penalty',
+    'frequency_penalty',
+    'logprobs',
+    'top_logprobs',
+    'seed',
+    'stream',
+    'stream_options',
+    'tools',
+    'tool_choice',
+    'parallel_tool_calls',
+    'response_format',
+    'enable_thinking',
+    'thinking_budget',
+    'enable_search',
+    'search_options',
+    'top_k',
+    'repetition_penalty',
+  ],
+} as const satisfies Record<OpenAiDialect, readonly string[]>;
+
+/**
+ * The type and range of a scalar chat field. Decimal intervals are written as the docs write them (`[0, 2)`);
+ * `nullable` fields also take null, as the openai SDK types them (`n?: number | null`).
+ */
+export type ChatValueRule =
+  | { kind: 'integer'; min?: number; max?: number; nullable?: boolean }
+  | { kind: 'decimal'; interval?: string; nullable?: boolean }
+  | { kind: 'boolean'; nullable?: boolean }
+  | { kind: 'string'; maxLength?: number; nullable?: boolean }
+  | { kind: 'enum'; values: readonly string[]; nullable?: boolean };
+
+/** Scalar chat fields by dialect (OPENAI_DOCS.chat; compatible mode per the findings above). */
+export const OPENAI_CHAT_VALUES: Record<OpenAiDialect, Record<string, ChatValueRule>> = {
+  openai: {
+    // A count of tokens to generate, so at least 1.
+    max_tokens: { kind: 'integer', min: 1, nullable: true },
+    max_completion_tokens: { kind: 'integer', min: 1, nullable: true },
+    n: { kind: 'integer', min: 1, max: 128, nullable: true },
+    temperature: { kind: 'decimal', interval: '[0, 2]', nullable: true },
+    top_p: { kind: 'decimal', interval: '[0, 1]', nullable: true },
+    presence_penalty: { kind: 'decimal', interval: '[-2, 2]', nullable: true },
+    frequency_penalty: { kind: 'decimal', interval: '[-2, 2]', nullable: true },
+    logprobs: { kind: 'boolean', nullable: true },
+    top_logprobs: { kind: 'integer', min: 0, max: 20, nullable: true },
+    seed: { kind: 'integer', nullable: true },
+    stream: { kind: 'boolean', nullable: true },
+    store: { kind: 'boolean', nullable: true },
+    parallel_tool_calls: { kind: 'boolean' },
+    user: { kind: 'string' },
+    prompt_cache_key: { kind: 'string', nullable: true },
+    safety_identifier: { kind: 'string', maxLength: 64, nullable: true },
+    service_tier: { kind: 'enum', values: ['auto', 'default', 'flex', 'scale', 'priority'], nullable: true },
+    reasoning_effort: {
+      kind: 'enum',
+      values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
+      nullable: true,
+    },
+    verbosity: { kind: 'enum', values: ['low', 'medium', 'high'], nullable: true },
+    prompt_cache_retention: { kind: 'enum', values: ['in_memory', '24h'], nullable: true },
+  },
+  compatible: {
+    max_tokens: { kind: 'integer', min: 1, nullable: true },
+    n: { kind: 'integer', min: 1, max: 4, nullable: true },
+    temperature: { kind: 'decimal', interval: '[0, 2)', nullable: true },
+    top_p: { kind: 'decimal', interval: '(0, 1]', nullable: true },
+    presence_penalty: { kind: 'decimal', interval: '[-2, 2]', nullable: true },
+    frequency_penalty: { kind: 'decimal', interval: '[-2, 2]', nullable: true },
+    logprobs: { kind: 'boolean', nullable: true },
+    top_logprobs: { kind: 'integer', min: 0, max: 5, nullable: true },
+    seed: { kind: 'integer', min: 0, max: 2 ** 31 - 1, nullable: true },
+    stream: { kind: 'boolean', nullable: true },
+    parallel_tool_calls: { kind: 'boolean' },
+    enable_thinking: { kind: 'boolean' },
+    thinking_budget: { kind: 'integer', min: 1 },
+    enable_search: { kind: 'boolean' },
+    top_k: { kind: 'integer', min: 0, nullable: true },
+    repetition_penalty: { kind: 'decimal', nullable: true },
+  },
+};
+
+/** Message, content, tool and format rules (OPENAI_DOCS.chat, .structuredOutputs, .functionCalling; compatible per the findings above). */
 export const OPENAI_CHAT_RULES = {
-  /** `messages[].role`. */
-  roles: ['developer', 'system', 'user', 'assistant', 'tool', 'function'],
+  roles: {
+    openai: ['developer', 'system', 'user', 'assistant', 'tool', 'function'],
+    compatible: ['system', 'user', 'assistant', 'tool'],
+  },
+  /** The fields a message of each role takes. */
+  messageFields: {
+    openai: {
+      developer: ['role', 'content', 'name'],
+      system: ['role', 'content', 'name'],
+      user: ['role', 'content', 'name'],
+      // `annotations`: an answer's message sent back as it came, as OpenAI's guides do, is taken.
+      assistant: ['role', 'content', 'name', 'refusal', 'tool_calls', 'function_call', 'audio', 'annotations'],
+      tool: ['role', 'content', 'tool_call_id'],
+      function: ['role', 'content', 'name'],
+    },
+    // `partial`: DashScope's continuation of a given assistant prefix.
+    compatible: {
+      system: ['role', 'content', 'name'],
+      user: ['role', 'content', 'name'],
+      assistant: ['role', 'content', 'name', 'tool_calls', 'partial'],
+      tool: ['role', 'content', 'tool_call_id'],
+    },
+  } as Record<OpenAiDialect, Record<string, readonly string[]>>,
+  /** The content part types a message of each role takes, when its content is an array. */
+  contentParts: {
+    openai: {
+      developer: ['text'],
+      system: ['text'],
+      user: ['text', 'image_url', 'input_audio', 'file'],
+      assistant: ['text', 'refusal'],
+      tool: ['text'],
+      function: [],
+    },
+    compatible: {
+      system: ['text'],
+      user: ['text', 'image_url', 'input_audio', 'video', 'video_url'],
+      assistant: ['text'],
+      tool: ['text'],
+    },
+  } as Record<OpenAiDialect, Record<string, readonly string[]>>,
+  /** The fields of each content part type. */
+  partFields: {
+    text: ['type', 'text', 'prompt_cache_breakpoint'],
+    image_url: ['type', 'image_url', 'prompt_cache_breakpoint'],
+    input_audio: ['type', 'input_audio', 'prompt_cache_breakpoint'],
+    file: ['type', 'file', 'prompt_cache_breakpoint'],
+    refusal: ['type', 'refusal'],
+    video: ['type', 'video'],
+    video_url: ['type', 'video_url'],
+  } as Record<string, readonly string[]>,
+  imageDetails: ['auto', 'low', 'high'],
+  inputAudioFormats: ['wav', 'mp3'],
   /** `stop`: "Up to 4 sequences". */
   maxStop: 4,
-  /** `max_tokens`: a count of tokens to generate, so at least 1. */
-  minMaxTokens: 1,
-  sampling: {
-    /** temperature "between 0 and 2"; top_p a probability mass, 0 to 1. */
-    openai: { temperature: '[0, 2]', top_p: '[0, 1]' },
-    /** OPENAI_DOCS.compatibleChat: temperature "[0, 2)", top_p "(0, 1.0]". */
-    compatible: { temperature: '[0, 2)', top_p: '(0, 1]' },
-  },
+  /** `tools`: at most 128. */
+  maxTools: 128,
+  toolTypes: { openai: ['function', 'custom'], compatible: ['function'] },
+  /** `tool_choice` as a string; an object names a tool (or, OpenAI only, `allowed_tools`). */
+  toolChoices: { openai: ['none', 'auto', 'required'], compatible: ['none', 'auto'] },
+  toolChoiceTypes: { openai: ['function', 'custom', 'allowed_tools'], compatible: ['function'] },
+  /** A function's and a json_schema's `name`: "a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64". */
+  namePattern: /^[a-zA-Z0-9_-]+$/,
+  nameMaxLength: 64,
+  responseFormats: ['text', 'json_object', 'json_schema'],
+  /** json_object: the messages must ask for JSON in words. */
+  jsonWord: /json/i,
+  jsonWordMessage:
+    "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+  /** `logit_bias` values, keyed by token id. */
+  logitBias: { min: -100, max: 100 },
+  /** `metadata`: "Set of 16 key-value pairs … keys … maximum length of 64 … values … 512". */
+  metadata: { maxPairs: 16, maxKeyLength: 64, maxValueLength: 512 },
+  modalities: ['text', 'audio'],
+  /** Compatible mode: more than one choice only without tools. */
+  compatibleMaxNWithTools: 1,
+  /** Reasoning models take `max_completion_tokens` only (OPENAI_DOCS.chat, `max_tokens`). */
+  reasoningModels: /^(o\d|gpt-5)/,
 } as const;
+
+/** The `system_fingerprint` the fake's OpenAI answers carry; compatible mode answers null. */
+export const OPENAI_SYSTEM_FINGERPRINT = 'fp_fake0openai';
 
 /** What one embedding model takes. */
 export interface OpenAiEmbeddingModel {
@@ -260,14 +494,22 @@ export const OPENAI_ANSWER_FIELDS = {
   embeddings: ['object', 'data', 'model', 'usage'],
   embedding: ['object', 'embedding', 'index'],
   embeddingsUsage: ['prompt_tokens', 'total_tokens'],
-  chat: ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint'],
+  chat: ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'service_tier'],
   chatChoice: ['index', 'message', 'finish_reason', 'logprobs'],
-  chatMessage: ['role', 'content'],
+  /** OpenAI always sends `refusal` (null) and `annotations` ([]); compatible mode role and content only. */
+  chatMessage: ['role', 'content', 'refusal', 'annotations', 'tool_calls', 'function_call'],
+  toolCall: ['id', 'type', 'function'],
+  customToolCall: ['id', 'type', 'custom'],
+  logprobs: ['content', 'refusal'],
+  tokenLogprob: ['token', 'logprob', 'bytes', 'top_logprobs'],
+  topLogprob: ['token', 'logprob', 'bytes'],
   chatUsage: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
   /** `usage` only with stream_options.include_usage: null on every chunk but the last. */
-  chunk: ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint'],
+  chunk: ['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'service_tier'],
   chunkChoice: ['index', 'delta', 'finish_reason', 'logprobs'],
-  chunkDelta: ['role', 'content'],
+  chunkDelta: ['role', 'content', 'refusal', 'tool_calls', 'function_call'],
+  /** A tool call's first delta carries index, id, type and function.name; the rest only index and arguments. */
+  chunkToolCall: ['index', 'id', 'type', 'function', 'custom'],
   imageEdit: ['created', 'data'],
   image: ['b64_json', 'url', 'revised_prompt'],
 } as const;
