@@ -23,6 +23,9 @@ import { FilesController } from './v1/files/files.controller';
 import { ImageEditController } from './v1/images/image-edit.controller';
 import { ImageEditRequestService } from './v1/images/image-edit-request.service';
 import { ModelsController } from './v1/models/models.controller';
+import { ResponsesController } from './v1/responses/responses.controller';
+import { ResponsesRequestService } from './v1/responses/responses-request.service';
+import { StoredResponses } from './v1/responses/stored-responses.service';
 import { IdempotentRequests } from './v1/idempotent-requests.service';
 import { StreamRelay } from './v1/stream-relay.service';
 import { TaskSubmitter } from './v1/task-submitter.service';
@@ -55,6 +58,7 @@ export class ApiModule implements OnModuleInit {
       controllers: [
         EmbeddingsController,
         ChatController,
+        ResponsesController,
         ImageEditController,
         FilesController,
         ModelsController,
@@ -80,6 +84,8 @@ export class ApiModule implements OnModuleInit {
         TaskReader,
         EmbeddingsRequestService,
         ChatRequestService,
+        ResponsesRequestService,
+        StoredResponses,
         ImageEditRequestService,
       ],
     };
