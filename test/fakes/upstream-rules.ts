@@ -355,9 +355,10 @@ export const OPENAI_CHAT_RULES = {
       developer: ['role', 'content', 'name'],
       system: ['role', 'content', 'name'],
       user: ['role', 'content', 'name'],
-      // `annotations`: an answer's message sent back as it came, as OpenAI's guides do, is taken.
+      // `annotations`: an answer's message sent back as it came, as OpenAI's guides do, is taken. A tool message's
+      // `name` is not in the reference, but LangChain sends it on every tool result and OpenAI takes it.
       assistant: ['role', 'content', 'name', 'refusal', 'tool_calls', 'function_call', 'audio', 'annotations'],
-      tool: ['role', 'content', 'tool_call_id'],
+      tool: ['role', 'content', 'tool_call_id', 'name'],
       function: ['role', 'content', 'name'],
     },
     // `partial`: DashScope's continuation of a given assistant prefix.
@@ -365,7 +366,7 @@ export const OPENAI_CHAT_RULES = {
       system: ['role', 'content', 'name'],
       user: ['role', 'content', 'name'],
       assistant: ['role', 'content', 'name', 'tool_calls', 'partial'],
-      tool: ['role', 'content', 'tool_call_id'],
+      tool: ['role', 'content', 'tool_call_id', 'name'],
     },
   } as Record<OpenAiDialect, Record<string, readonly string[]>>,
   /** The content part types a message of each role takes, when its content is an array. */
