@@ -316,6 +316,33 @@ describe('POST /v1/responses through the strict OpenAI fake', () => {
     ]);
   });
 
+  it('resolves an item_reference to the stored output item it names', async () => {
+    const first = await client.responses.create({ model: 'x-chat', input: 'remember this' });
+    await client.responses.create({
+      model: 'x-chat',
+      input: [
+        { role: 'user', content: 'remember this' },
+        { type: 'item_reference', id: first.output[0].id! },
+        { role: 'user', content: 'and now?' },
+      ],
+    });
+    expect(upstream.calls[1].body.messages).toEqual([
+      { role: 'user', content: 'remember this' },
+      { role: 'assistant', content: 'echo: remember this' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+
+  it('answers a stream that fails before its first event with the HTTP error, as a call without stream', async () => {
+    upstream.failNext({ times: 20, status: 500 });
+    const failed = await client.responses.create({ model: 'x-chat', input: 'hi', stream: true }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect(failed).toMatchObject({ status: 500, error: { code: 'UpstreamError' } });
+  });
+
   it('makes a tool round trip: a function_call item, then its output continued by previous_response_id', async () => {
     const call = await client.responses.create({
       model: 'x-chat',
