@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { TasksRepository } from '@gateway/db';
-import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateObject, generateText, LanguageModel, stepCountIs, streamText, tool as aiTool } from 'ai';
@@ -180,7 +180,7 @@ describe('chat clients, unchanged, against the strict OpenAI fake as upstream', 
       const question = new HumanMessage('Weather in Paris?');
       const asked = await withTools.invoke([question]);
       expect(asked.tool_calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: 'city' } })]);
-      const result = (await getWeather.invoke(asked.tool_calls![0])) as ToolMessage;
+      const result: ToolMessage = await getWeather.invoke(asked.tool_calls![0]);
       const answer = await withTools.invoke([question, asked, result]);
       expect(answer.content).toContain(`get_weather returned ${FORECAST}`);
       await expectOneTaskPerCall(2);
@@ -189,10 +189,10 @@ describe('chat clients, unchanged, against the strict OpenAI fake as upstream', 
     it('makes the round trip streamed, the tool call put together from its chunks', async () => {
       const withTools = model.bindTools([getWeather]);
       const question = new HumanMessage('Weather in Paris?');
-      let asked: AIMessage | undefined;
+      let asked: AIMessageChunk | undefined;
       for await (const chunk of await withTools.stream([question])) asked = asked ? asked.concat(chunk) : chunk;
       expect(asked!.tool_calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: 'city' } })]);
-      const result = (await getWeather.invoke(asked!.tool_calls![0])) as ToolMessage;
+      const result: ToolMessage = await getWeather.invoke(asked!.tool_calls![0]);
       let text = '';
       for await (const chunk of await withTools.stream([question, asked!, result])) text += chunk.content as string;
       expect(text).toContain(`get_weather returned ${FORECAST}`);
