@@ -2,6 +2,7 @@ import { MAX_RECORDED_UPSTREAM_ATTEMPTS } from '@gateway/contracts';
 import { TasksRepository, UsageDailyRepository } from '@gateway/db';
 import { GatewayRedis } from '@gateway/queue';
 import { encode } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { OPENAI_CHARS_PER_TOKEN } from '../fakes/upstream-rules';
@@ -10,6 +11,7 @@ import {
   createApplication,
   getJson,
   postJson,
+  ROOT,
   RunningApi,
   startApi,
   startWorker,
@@ -456,6 +458,32 @@ describe('POST /v1/embeddings', () => {
     } finally {
       primary.setDelay();
       monitor.disconnect();
+    }
+  });
+
+  it("sends the shipped catalog's text-embedding-v4 to DashScope's compatible mode 10 inputs a call", async () => {
+    // The fake serves compatible mode under its root, where the route's base_path points.
+    const dashscope = await new OpenAiFake().start();
+    const env = testEnv({
+      MODELS_CONFIG: join(ROOT, 'config', 'models.yaml'),
+      UPSTREAM_DASHSCOPE_BASE_URL: dashscope.rootUrl,
+    });
+    const [shippedApi, shippedWorker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey: key } = await createApplication(shippedApi);
+      const input = Array.from({ length: 2048 }, (_, i) => `shipped ${i}`);
+      const response = await postJson(
+        `${shippedApi.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input, dimensions: 64 },
+        key,
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.data[2047].embedding).toEqual(fakeVector(input[2047], 64));
+      expect(dashscope.calls).toHaveLength(205);
+      expect(dashscope.calls.every((call) => call.path === '/compatible-mode/v1/embeddings')).toBe(true);
+    } finally {
+      await Promise.all([shippedApi.close(), shippedWorker.close()]);
+      await dashscope.stop();
     }
   });
 
