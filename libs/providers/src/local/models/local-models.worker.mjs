@@ -3,11 +3,15 @@
 // node-llama-cpp is ESM-only while the gateway (and jest) run CommonJS; a worker thread loads it with Node's own
 // loader, and keeps CPU-bound inference off the event loop that renews the worker's BullMQ locks.
 //
-// In:  { id, kind: 'chat', messages, maxTokens?, temperature?, topP?, seed?, stop? }
+// It generates text and nothing more: what the text means (tool calls, JSON) is the TypeScript side's
+// (libs/providers/src/local/chat), which sends the messages already rendered and the grammar as a JSON schema.
+//
+// In:  { id, kind: 'chat', messages, n?, maxTokens?, temperature?, topP?, seed?, stop?, presencePenalty?,
+//        frequencyPenalty?, logitBias?: [token, bias][], grammar?: { type: 'json' } | { type: 'json_schema', schema } }
 //      { id, kind: 'cancel' }   { id, kind: 'embed', texts }   { kind: 'close' }
 // Out: { type: 'ready', chatAvailable, embeddingDimensions?, chatContextSize?, embeddingContextSize? } once, or
-//      { type: 'fatal', message } when loading fails; then per request { id, type: 'delta', text }…,
-//      { id, type: 'done', … } or { id, type: 'error', message }.
+//      { type: 'fatal', message } when loading fails; then per request { id, type: 'delta', index, text }…,
+//      { id, type: 'done', … } or { id, type: 'error', message, invalid? } (invalid: the request itself is at fault).
 import { availableParallelism } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -106,17 +110,20 @@ async function load() {
   };
 }
 
-/** OpenAI-style messages → node-llama-cpp chat history ending in the model turn to generate. */
+/** Rendered messages → node-llama-cpp chat history ending in the model turn to generate. */
 function toHistory(messages) {
   const history = messages.map((message) => {
     if (message.role === 'system') return { type: 'system', text: message.content };
     if (message.role === 'assistant') return { type: 'model', response: [message.content] };
     if (message.role === 'user') return { type: 'user', text: message.content };
-    throw new Error(`unsupported message role ${message.role}`);
+    throw new RequestError(`unsupported message role ${message.role}`);
   });
   history.push({ type: 'model', response: [] });
   return history;
 }
+
+/** A request the model cannot serve as asked (the host answers it as the caller's fault, not the engine's). */
+class RequestError extends Error {}
 
 const FINISH_REASONS = {
   eogToken: 'stop',
@@ -126,47 +133,122 @@ const FINISH_REASONS = {
   abort: 'cancelled',
 };
 
+// Seeds go to llama.cpp as 32-bit; 0xFFFFFFFF there means "pick one at random".
+const SEED_RANGE = 0xffffffff;
+const grammars = new Map(); // JSON of the grammar request → LlamaGrammar, most recently used last
+const GRAMMAR_CACHE_SIZE = 16;
+
+/** The grammar a request constrains its output with, built once per distinct schema. */
+async function grammarFor(request) {
+  if (!request) return undefined;
+  const key = JSON.stringify(request);
+  let grammar = grammars.get(key);
+  if (grammar) {
+    grammars.delete(key);
+  } else {
+    try {
+      grammar =
+        request.type === 'json'
+          ? await llama.getGrammarFor('json')
+          : await llama.createGrammarForJsonSchema(request.schema);
+    } catch (error) {
+      throw new RequestError(`the local model cannot constrain its output to this schema: ${errorText(error)}`);
+    }
+    if (grammars.size >= GRAMMAR_CACHE_SIZE) grammars.delete(grammars.keys().next().value);
+  }
+  grammars.set(key, grammar);
+  return grammar;
+}
+
+/** OpenAI's logit_bias on the model's own token ids: -100 bans a token, other values are added to its logit. */
+function tokenBiasFor(entries) {
+  if (!entries?.length) return undefined;
+  const bias = new runtime.TokenBias(chatModel.tokenizer);
+  const vocabularySize = chatModel.fileInfo.metadata.tokenizer.ggml.tokens.length;
+  for (const [token, value] of entries) {
+    if (!Number.isInteger(token) || token < 0 || token >= vocabularySize)
+      throw new RequestError(
+        `logit_bias names token ${token}; the local chat model's tokens are 0 to ${vocabularySize - 1}`,
+      );
+    // node-llama-cpp leaves end-of-generation tokens unbiased; saying so beats ignoring the caller's bias.
+    if (chatModel.isEogToken(token))
+      throw new RequestError(`logit_bias can not change token ${token}, the local chat model's end of turn`);
+    bias.set(token, value <= -100 ? 'never' : { logit: value });
+  }
+  return bias;
+}
+
 async function chat(request, controller) {
   if (!chatPool) throw new Error('no local chat model is loaded');
   const history = toHistory(request.messages);
   // The prompt as the model's chat template renders it, counted in the model's tokens.
   const { contextText } = chatWrapper.generateContextState({ chatHistory: history });
   const promptTokens = contextText.tokenize(chatModel.tokenizer).length;
-  const cancelled = { content: '', finishReason: 'cancelled', promptTokens, completionTokens: 0 };
+  const grammar = await grammarFor(request.grammar);
+  const tokenBias = tokenBiasFor(request.logitBias);
+  const result = { completions: [], promptTokens, completionTokens: 0 };
   const slot = await chatPool.acquire(controller.signal);
-  if (!slot) return cancelled;
+  if (!slot) return { ...result, completions: [{ content: '', finishReason: 'cancelled', completionTokens: 0 }] };
   const llamaChat = new runtime.LlamaChat({ contextSequence: slot.sequence, chatWrapper, autoDisposeSequence: false });
   try {
     const contextSize = slot.context.contextSize;
     if (promptTokens >= contextSize)
-      throw new Error(`the prompt is ${promptTokens} tokens; the local chat model's context holds ${contextSize}`);
-    if (controller.signal.aborted) return cancelled;
-    // A fresh sequence per request: a reused prefix would make temperature-0 output depend on what ran before.
-    await slot.sequence.clearHistory();
-    let completionTokens = 0;
+      throw new RequestError(
+        `the prompt is ${promptTokens} tokens; the local chat model's context holds ${contextSize}`,
+      );
+    const maxTokens = Math.min(request.maxTokens ?? contextSize, contextSize - promptTokens);
     const temperature = request.temperature ?? 1;
-    const result = await llamaChat.generateResponse(history, {
-      maxTokens: Math.min(request.maxTokens ?? contextSize, contextSize - promptTokens),
-      temperature, // 0 = greedy
-      topP: request.topP,
-      seed: temperature > 0 ? request.seed : undefined,
-      repeatPenalty: false, // the API asks for none; node-llama-cpp would add one by default
-      customStopTriggers: request.stop?.length ? request.stop : undefined,
-      signal: controller.signal,
-      stopOnAbortSignal: true,
-      onToken: (tokens) => {
-        completionTokens += tokens.length;
-      },
-      onTextChunk: (text) => {
-        if (text) post({ id: request.id, type: 'delta', text });
-      },
-    });
-    return {
-      content: result.response,
-      finishReason: FINISH_REASONS[result.metadata.stopReason] ?? 'stop',
-      promptTokens,
-      completionTokens,
-    };
+    const penalised = Boolean(request.presencePenalty || request.frequencyPenalty);
+    // Without a seed, one drawn here: llama.cpp's own default is the current second, the same for every choice.
+    const seed = request.seed ?? Math.floor(Math.random() * SEED_RANGE);
+    const n = request.n ?? 1;
+    for (let index = 0; index < n; index++) {
+      if (controller.signal.aborted) {
+        if (index === 0) result.completions.push({ content: '', finishReason: 'cancelled', completionTokens: 0 });
+        break;
+      }
+      // A fresh sequence per completion: a reused prefix would make temperature-0 output depend on what ran before.
+      await slot.sequence.clearHistory();
+      let completionTokens = 0;
+      const generated = await llamaChat.generateResponse(history, {
+        maxTokens,
+        temperature, // 0 = greedy
+        // OpenAI samples from the whole vocabulary with top_p 1 unless asked otherwise; node-llama-cpp's own
+        // defaults (top-k 40, top-p 0.95) would not.
+        topK: 0,
+        topP: request.topP ?? 1,
+        seed: (seed + index) % SEED_RANGE, // each of n choices its own, so the same seed repeats all n
+        // OpenAI's penalties are llama.cpp's additive ones over every generated token; the multiplicative repeat
+        // penalty node-llama-cpp adds by default is not part of the API.
+        repeatPenalty: penalised
+          ? {
+              penalty: 1,
+              presencePenalty: request.presencePenalty ?? 0,
+              frequencyPenalty: request.frequencyPenalty ?? 0,
+              lastTokens: maxTokens,
+              penalizeNewLine: true,
+            }
+          : false,
+        tokenBias,
+        grammar,
+        customStopTriggers: request.stop?.length ? request.stop : undefined,
+        signal: controller.signal,
+        stopOnAbortSignal: true,
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+        onTextChunk: (text) => {
+          if (text) post({ id: request.id, type: 'delta', index, text });
+        },
+      });
+      result.completions.push({
+        content: generated.response,
+        finishReason: FINISH_REASONS[generated.metadata.stopReason] ?? 'stop',
+        completionTokens,
+      });
+      result.completionTokens += completionTokens;
+    }
+    return result;
   } finally {
     llamaChat.dispose();
     chatPool.release(slot);
@@ -222,7 +304,9 @@ parentPort.on('message', (message) => {
     running.set(message.id, controller);
     chat(message, controller)
       .then((result) => post({ id: message.id, type: 'done', ...result }))
-      .catch((error) => post({ id: message.id, type: 'error', message: errorText(error) }))
+      .catch((error) =>
+        post({ id: message.id, type: 'error', message: errorText(error), invalid: error instanceof RequestError }),
+      )
       .finally(() => running.delete(message.id));
     return;
   }
