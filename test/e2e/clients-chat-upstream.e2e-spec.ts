@@ -162,6 +162,22 @@ describe('chat clients, unchanged, against the strict OpenAI fake as upstream', 
       });
       await expectOneTaskPerCall(1);
     });
+
+    it('takes every field at its neutral value, passing on only what OpenAI takes', async () => {
+      const completion = await client.chat.completions.create({
+        model: 'x-chat',
+        messages: [{ role: 'user', content: 'hello' }],
+        n: 1,
+        logprobs: false,
+        presence_penalty: 0,
+        frequency_penalty: 0,
+        logit_bias: {},
+        // Without tools, OpenAI refuses parallel_tool_calls (the fake too): the gateway must not pass it on.
+        parallel_tool_calls: false,
+      });
+      expect(completion.choices[0].message.content).toBe('echo: hello');
+      expect(upstreamBodies()[0]).not.toHaveProperty('parallel_tool_calls');
+    });
   });
 
   describe('@langchain/openai ChatOpenAI', () => {
