@@ -37,7 +37,12 @@ describe('POST /v1/chat/completions', () => {
     });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('x-chat');
-    expect(completion.choices[0].message).toEqual({ role: 'assistant', content: 'echo: hello there' });
+    expect(completion.choices[0].message).toEqual({
+      role: 'assistant',
+      content: 'echo: hello there',
+      refusal: null,
+      annotations: [],
+    });
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(completion.usage!.total_tokens).toBe(completion.usage!.prompt_tokens + completion.usage!.completion_tokens);
     // The upstream sees its own model id, our upstream key and the sampling parameters.

@@ -33,6 +33,8 @@ export interface ChatMessage {
   tool_call_id?: string;
   /** assistant, a previous audio answer */
   audio?: { id: string } | null;
+  /** assistant, as an answer carried them (url citations), sent back by clients as they came */
+  annotations?: unknown[];
 }
 
 export interface ChatFunctionTool {

@@ -25,6 +25,28 @@ const request: ChatRequestBody = {
 };
 
 describe('chatRequestFor', () => {
+  it('does not send tool settings without tools, which OpenAI refuses', () => {
+    const alone: ChatRequestBody = {
+      messages: [{ role: 'user', content: 'hi' }],
+      parallel_tool_calls: true,
+      tool_choice: 'none',
+    };
+    expect(chatRequestFor(route(), alone)).toEqual({ messages: alone.messages, model: 'upstream-model' });
+  });
+
+  it('leaves out the OpenAI-only fields of an assistant turn for DashScope', () => {
+    const answered: ChatRequestBody = {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello', refusal: null, annotations: [] },
+      ],
+    };
+    expect(chatRequestFor(route('dashscope'), answered).messages).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
+  });
+
   it('sends an OpenAI upstream the request as the caller sent it, with its own model id', () => {
     expect(chatRequestFor(route(), request)).toEqual({ ...request, model: 'upstream-model' });
   });

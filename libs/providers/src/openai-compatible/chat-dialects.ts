@@ -27,8 +27,9 @@ const DASHSCOPE_DROPPED = [
 ] as const satisfies readonly (keyof ChatRequestBody)[];
 
 export function chatRequestFor(route: ResolvedRoute, request: ChatRequestBody): Record<string, unknown> {
-  if (route.dialect !== 'dashscope') return { ...request, model: route.model };
-  const translated: Record<string, unknown> = { ...request, model: route.model };
+  const sent = withoutToolSettingsAlone(request);
+  if (route.dialect !== 'dashscope') return { ...sent, model: route.model };
+  const translated: Record<string, unknown> = { ...sent, model: route.model };
   for (const field of DASHSCOPE_DROPPED) delete translated[field];
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
   delete translated.max_completion_tokens;
@@ -37,6 +38,23 @@ export function chatRequestFor(route: ResolvedRoute, request: ChatRequestBody): 
   return translated;
 }
 
+/**
+ * The gateway accepts `parallel_tool_calls` and `tool_choice: "none"` without tools as the neutral values they
+ * are; OpenAI refuses both without tools, so they are not sent.
+ */
+function withoutToolSettingsAlone(request: ChatRequestBody): ChatRequestBody {
+  if ((request.tools?.length ?? 0) > 0) return request;
+  const { tools, tool_choice, parallel_tool_calls, ...rest } = request;
+  return rest;
+}
+
+/** OpenAI's answer fields a client sends back in an assistant turn, which DashScope does not take. */
+const OPENAI_ONLY_ASSISTANT_FIELDS = ['refusal', 'annotations', 'audio', 'function_call'] as const;
+
 function asDashScopeMessage(message: ChatMessage): ChatMessage {
-  return message.role === 'developer' ? { ...message, role: 'system' } : message;
+  if (message.role === 'developer') return { ...message, role: 'system' };
+  if (message.role !== 'assistant') return message;
+  const kept: Record<string, unknown> = { ...message };
+  for (const field of OPENAI_ONLY_ASSISTANT_FIELDS) delete kept[field];
+  return kept as unknown as ChatMessage;
 }

@@ -135,6 +135,8 @@ const messages = {
           content: contentOf([textPart, refusalPart], { nullable: true }),
           refusal: nullable({ type: 'string', maxLength: MAX_TEXT }),
           tool_calls: { type: 'array', maxItems: 128, items: toolCall },
+          // What an answer's message carries, so a client can send it back as it came (OpenAI's own pattern).
+          annotations: { type: 'array', maxItems: 1000, items: { type: 'object' } },
           function_call: nullable({
             type: 'object',
             properties: {
