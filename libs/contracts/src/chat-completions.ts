@@ -141,7 +141,8 @@ export interface ChatChoice {
     audio?: unknown;
     function_call?: { name: string; arguments: string } | null;
   };
-  finish_reason: 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | 'cancelled' | string;
+  /** `stop`, `length`, `tool_calls`, `content_filter`, `function_call`, or `cancelled` (the client left). */
+  finish_reason: string;
   logprobs: ChatChoiceLogprobs | null;
 }
 
