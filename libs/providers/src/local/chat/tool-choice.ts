@@ -8,7 +8,7 @@
 import type { ChatFunctionTool, ChatRequestBody } from '@gateway/contracts';
 import { ProviderError } from '../../provider.types';
 import type { LocalGrammar } from '../models/local-model-host';
-import { GrammarSchema, toGrammarSchema, UnsupportedSchemaError } from './json-schema-grammar';
+import { GrammarSchema, toGrammarSchema, TranslatedSchema, UnsupportedSchemaError } from './json-schema-grammar';
 
 /**
  * Calls one answer may make when parallel_tool_calls allows several. The small model repeats a call until the
@@ -91,15 +91,15 @@ export function planToolUse(request: ChatRequestBody): ToolPlan {
 }
 
 /**
- * The grammar of the model's answer: a JSON list of `{"name": …, "arguments": …}`, the format SmolLM2 was tuned
- * on for tool calls, with each name one of the tools and its arguments valid for that tool's parameters.
+ * The grammar of the model's answer: a JSON list of `{"name": …, "arguments": …}`, the format of SmolLM2's
+ * tool-calling data, with each name one of the tools and its arguments valid for that tool's parameters.
  */
 export function toolCallGrammar(plan: Extract<ToolPlan, { kind: 'calls' }>): LocalGrammar {
   const defs: Record<string, GrammarSchema> = {};
   const calls = plan.tools.map((tool, i) => {
     const parameters = tool.parameters.type === undefined ? { ...tool.parameters, type: 'object' } : tool.parameters;
     if (parameters.type !== 'object') throw refuse(`${tool.at}.type must be object`);
-    let translated;
+    let translated: TranslatedSchema;
     try {
       translated = toGrammarSchema(parameters, tool.at, `t${i}_`);
     } catch (error) {

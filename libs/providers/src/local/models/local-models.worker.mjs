@@ -214,8 +214,10 @@ async function chat(request, controller) {
         maxTokens,
         temperature, // 0 = greedy
         // OpenAI samples from the whole vocabulary with top_p 1 unless asked otherwise; node-llama-cpp's own
-        // defaults (top-k 40, top-p 0.95) would not.
-        topK: 0,
+        // defaults (top-k 40, top-p 0.95) would not. null leaves top-k out (undefined means 40); 0 would sort the
+        // whole vocabulary (49,152 entries) each token: 60 tokens at temperature 1 took 1.1-1.4 s instead of 0.8-1.2 s
+        // (5 runs each).
+        topK: null,
         topP: request.topP ?? 1,
         seed: (seed + index) % SEED_RANGE, // each of n choices its own, so the same seed repeats all n
         // OpenAI's penalties are llama.cpp's additive ones over every generated token; the multiplicative repeat
