@@ -17,6 +17,7 @@ import { ImageInputs } from './tasks/image-inputs.service';
 import { JobPickup, SERVED_TASK_QUEUES } from './tasks/job-pickup.service';
 import { MaintenancePass } from './tasks/maintenance-pass.service';
 import { RecordBacklog } from './tasks/record-backlog.service';
+import { ResponsesRunner } from './tasks/responses/responses-runner.service';
 import { TaskRecorder } from './tasks/task-recorder.service';
 import { TaskRunner } from './tasks/task-runner.service';
 import { isTaskQueue, TASK_SERVICES } from './tasks/task-services';
@@ -70,6 +71,7 @@ export class WorkerModule {
         UsageFolding,
         ...Object.values(TASK_SERVICES).map((entry) => entry.service),
         ImageInputs,
+        ResponsesRunner,
         MaintenancePass,
         WebhookJobs,
         ...processors,

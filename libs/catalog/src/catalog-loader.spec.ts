@@ -79,6 +79,33 @@ describe('catalog loader', () => {
     expect(dashscopeImageRoutes.map((r) => r.max_rps)).toEqual([2, 2, 2]);
   });
 
+  it('reads a chat route whose upstream has the Responses endpoint, and refuses the flag anywhere else', () => {
+    const withRoute = (capability: string, route: string) =>
+      catalog(`models:\n  - {id: a, capability: ${capability}, routes: [${route}]}\n`);
+    const openai = '{provider: openai-compatible, upstream: openai, model: m';
+    expect(loadCatalogFile(withRoute('chat', `${openai}, responses: true}`)).models[0].routes[0].responses).toBe(true);
+    expect(loadCatalogFile(withRoute('chat', `${openai}}`)).models[0].routes[0].responses).toBeUndefined();
+    expect(() => loadCatalogFile(withRoute('chat', `${openai}, responses: 'yes'}`))).toThrow(
+      /routes\[0\]: responses must be true or false/,
+    );
+    expect(() => loadCatalogFile(withRoute('embeddings', `${openai}, responses: true}`))).toThrow(
+      /responses: true is for chat routes of openai-compatible upstreams/,
+    );
+    expect(() => loadCatalogFile(withRoute('chat', '{provider: local, model: m, responses: true}'))).toThrow(
+      /responses: true is for chat routes of openai-compatible upstreams/,
+    );
+    expect(() => loadCatalogFile(withRoute('chat', `${openai}, dialect: dashscope, responses: true}`))).toThrow(
+      /not for dialect: dashscope/,
+    );
+    const { models } = loadCatalogFile(join(__dirname, '../../../config/models.yaml'));
+    const chat = models.find((m) => m.id === 'x-chat')!;
+    expect(chat.routes.map((route) => [route.upstream, route.responses ?? false])).toEqual([
+      ['openai', true],
+      ['dashscope', false],
+      [undefined, false],
+    ]);
+  });
+
   it('refuses an id defined twice, alias included', () => {
     const yaml =
       'models:\n  - {id: a, capability: chat, aliases: [b], routes: [{provider: local, model: m}]}\n  - {id: b, capability: chat, routes: [{provider: local, model: m}]}\n';

@@ -106,9 +106,27 @@ function checkRoute(route: Record<string, unknown>, at: string, capability: Capa
   const batchSize = route.batch_size;
   if (batchSize !== undefined && !(Number.isInteger(batchSize) && (batchSize as number) >= 1))
     throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);
+  checkResponses(route, at, capability);
   const spec = route as unknown as RouteSpec;
   if (capability !== 'chat') return spec;
   return { ...spec, features: checkFeatures(route.features, at) ?? [...DEFAULT_CHAT_FEATURES[spec.provider]] };
+}
+
+/**
+ * `responses: true` says an OpenAI-compatible upstream serves POST /responses as OpenAI does. DashScope's compatible
+ * mode has such an endpoint, but it processes only the fields it lists and ignores any other OpenAI field, which the
+ * gateway would then have accepted and silently dropped: its routes get the translation instead.
+ */
+function checkResponses(route: Record<string, unknown>, at: string, capability: Capability): void {
+  const { responses } = route;
+  if (responses === undefined || responses === false) return;
+  if (responses !== true) throw new Error(`${at}: responses must be true or false`);
+  if (capability !== 'chat' || route.provider !== 'openai-compatible')
+    throw new Error(`${at}: responses: true is for chat routes of openai-compatible upstreams`);
+  if (route.dialect === 'dashscope')
+    throw new Error(
+      `${at}: responses: true is not for dialect: dashscope; DashScope's Responses endpoint ignores OpenAI fields it does not list`,
+    );
 }
 
 function checkFeatures(features: unknown, at: string): ChatFeature[] | undefined {

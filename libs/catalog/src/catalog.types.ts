@@ -25,6 +25,12 @@ export interface RouteSpec {
    * less than OpenAI (libs/providers/src/openai-compatible/chat-dialects.ts translates or drops the rest).
    */
   dialect?: 'openai' | 'dashscope';
+  /**
+   * Chat, openai-compatible: the upstream has OpenAI's Responses endpoint (POST {base}/responses), so a POST
+   * /v1/responses request goes to it as the caller sent it instead of as its Chat Completions translation. Off by
+   * default; the catalog loader refuses it elsewhere.
+   */
+  responses?: boolean;
   /** Embeddings: the inputs one upstream call takes; a larger request is split into calls of this size. */
   batch_size?: number;
 }

@@ -172,3 +172,19 @@ export function taskIdOfItem(itemId: string): string | null {
   const match = ITEM_ID.exec(itemId);
   return match ? `task_${match[1]}` : null;
 }
+
+/** An input item as an upstream is sent it: item references already expanded into the items they name. */
+export type UpstreamInputItem = Exclude<ResponsesInputItem, ResponsesItemReference>;
+
+/**
+ * A Responses request as an upstream that has the endpoint is sent it (catalog route `responses: true`): the
+ * caller's fields as sent, less what the gateway keeps to itself. `store` is false, so the upstream keeps nothing;
+ * `metadata` stays with the gateway's stored response; `previous_response_id` and item references name the gateway's
+ * records, so what they stand for is expanded into `input`, and items go without the gateway's ids. `model` and
+ * `stream` are the provider's to set. The other fields are the caller's, as the api's schema admitted them.
+ */
+export interface UpstreamResponsesRequest {
+  input?: string | UpstreamInputItem[];
+  store: false;
+  [field: string]: unknown;
+}

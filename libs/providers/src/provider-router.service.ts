@@ -18,7 +18,11 @@ import {
   ImageEditAnswer,
   ImageEditCall,
   ModelProvider,
+  PassedThroughCall,
   ProviderError,
+  RespondAnswer,
+  RespondCall,
+  ResponsesStreamEvent,
 } from './provider.types';
 
 export interface RoutedAnswer<T> {
@@ -29,7 +33,7 @@ export interface RoutedAnswer<T> {
 }
 
 /** The optional operations of ModelProvider; a route whose provider lacks one is skipped for it. */
-type Operation = 'embed' | 'chat' | 'streamChat' | 'editImage';
+type Operation = 'embed' | 'chat' | 'streamChat' | 'editImage' | 'respond' | 'streamRespond';
 type Offering<O extends Operation> = ModelProvider & Required<Pick<ModelProvider, O>>;
 
 function offers<O extends Operation>(provider: ModelProvider | undefined, operation: O): provider is Offering<O> {
@@ -181,23 +185,63 @@ export class ProviderRouter {
     signal: AbortSignal,
     attempts?: UpstreamAttempt[],
   ): Promise<RoutedAnswer<ChatAnswer>> {
-    let handedOn = 0;
-    const relay = async (chunk: ChatChunk) => {
-      await onChunk(chunk);
-      handedOn++;
-    };
+    const handedOn = new HandedOn();
+    const relay = handedOn.counting(onChunk);
     return this.throughRoutes(
       modelId,
       'streamChat',
-      async (provider, route) => {
-        try {
-          return await provider.streamChat(route, call, relay, signal);
-        } catch (error) {
-          if (handedOn > 0 && error instanceof ProviderError)
-            throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
-          throw error;
-        }
-      },
+      (provider, route) => handedOn.settle(provider.streamChat(route, call, relay, signal)),
+      attempts,
+      undefined,
+      this.catalog.chatRoutesOf(modelId, call.features),
+    );
+  }
+
+  /**
+   * A POST /v1/responses request through the routes that honour its features, in catalog order, each the way it
+   * takes one: a route whose upstream has the Responses endpoint (catalog `responses`) gets `call.responses`, any
+   * other the Chat Completions translation. One fallback list may mix both: a failing Responses upstream falls back
+   * to the next route, translated if that one is chat-only, and the other way round.
+   */
+  respond(modelId: string, call: RespondCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<RespondAnswer>> {
+    const passed = passedThrough(call);
+    return this.throughRoutes<'chat', RespondAnswer>(
+      modelId,
+      'chat',
+      (provider, route) =>
+        passed && route.responses && offers(provider, 'respond')
+          ? provider.respond(route, passed)
+          : provider.chat(route, call),
+      attempts,
+      undefined,
+      this.catalog.chatRoutesOf(modelId, call.features),
+    );
+  }
+
+  /**
+   * `respond`, streamed: a route with the Responses endpoint hands its events to `onEvent`, any other its chat chunks
+   * to `onChunk`. Once either has been handed on, a failure ends the stream, as in streamChat.
+   */
+  streamRespond(
+    modelId: string,
+    call: RespondCall,
+    relay: { onEvent: (event: ResponsesStreamEvent) => Promise<void>; onChunk: (chunk: ChatChunk) => Promise<void> },
+    signal: AbortSignal,
+    attempts?: UpstreamAttempt[],
+  ): Promise<RoutedAnswer<RespondAnswer>> {
+    const passed = passedThrough(call);
+    const handedOn = new HandedOn();
+    const onEvent = handedOn.counting(relay.onEvent);
+    const onChunk = handedOn.counting(relay.onChunk);
+    return this.throughRoutes<'streamChat', RespondAnswer>(
+      modelId,
+      'streamChat',
+      (provider, route) =>
+        handedOn.settle<RespondAnswer>(
+          passed && route.responses && offers(provider, 'streamRespond')
+            ? provider.streamRespond(route, passed, onEvent, signal)
+            : provider.streamChat(route, call, onChunk, signal),
+        ),
       attempts,
       undefined,
       this.catalog.chatRoutesOf(modelId, call.features),
@@ -368,6 +412,36 @@ export class ProviderRouter {
     if (!route.max_rps) return 0;
     return route.max_concurrency ? Math.ceil((route.max_concurrency * 1000) / route.max_rps) : this.slotWaitMs;
   }
+}
+
+/**
+ * Counts what a stream handed on to the caller. Once anything was, a failure ends the stream (UpstreamError) instead
+ * of being retried or sent to another route, which would repeat what the client already has.
+ */
+class HandedOn {
+  private count = 0;
+
+  counting<T>(onItem: (item: T) => Promise<void>): (item: T) => Promise<void> {
+    return async (item) => {
+      await onItem(item);
+      this.count++;
+    };
+  }
+
+  async settle<T>(running: Promise<T>): Promise<T> {
+    try {
+      return await running;
+    } catch (error) {
+      if (this.count > 0 && error instanceof ProviderError)
+        throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+/** The call for a Responses endpoint, when the api prepared one (the model has a route with it). */
+function passedThrough(call: RespondCall): PassedThroughCall | undefined {
+  return call.responses ? { ...call, responses: call.responses } : undefined;
 }
 
 /** The fields that have a value, so a record carries no nulls for what an upstream did not say. */

@@ -1,5 +1,12 @@
 import type { ProviderName, ResolvedRoute } from '@gateway/catalog';
-import type { ChatChoice, ChatFeature, ChatRequestBody } from '@gateway/contracts';
+import type {
+  ChatChoice,
+  ChatFeature,
+  ChatRequestBody,
+  ResponseStatus,
+  ResponsesUsage,
+  UpstreamResponsesRequest,
+} from '@gateway/contracts';
 
 export interface EmbeddingsCall {
   input: string[];
@@ -32,6 +39,46 @@ export interface ChatAnswer extends UpstreamIdentified {
   systemFingerprint?: string;
   /** An upstream's `prompt_tokens_details` / `completion_tokens_details`, passed on as it sent them. */
   usageDetails?: Record<string, unknown>;
+}
+
+/**
+ * A POST /v1/responses request: the Chat Completions request it translates to, for any chat route, and, when the
+ * model has a route whose upstream has the Responses endpoint (catalog `responses`), the request that upstream is
+ * sent instead.
+ */
+export interface RespondCall extends ChatCall {
+  responses?: UpstreamResponsesRequest;
+}
+
+/** The `response` object an upstream answered on its Responses endpoint, as far as the gateway reads it. */
+export interface UpstreamResponse {
+  status: ResponseStatus;
+  /** Its output items as sent: messages, function calls, and kinds the gateway leaves out (reasoning, …). */
+  output: Record<string, unknown>[];
+  incomplete_details?: { reason: string } | null;
+  usage?: Partial<ResponsesUsage> | null;
+  [field: string]: unknown;
+}
+
+/** An upstream's answer on its Responses endpoint, with the token counts it is billed by. */
+export interface ResponsesAnswer extends UpstreamIdentified {
+  response: UpstreamResponse;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** What a Responses request got from a route: the upstream's own response, or a chat completion to shape as one. */
+export type RespondAnswer = ResponsesAnswer | ChatAnswer;
+
+export function isResponsesAnswer(answer: RespondAnswer): answer is ResponsesAnswer {
+  return 'response' in answer;
+}
+
+/** One Server-Sent Event of an upstream's streamed response (`response.output_text.delta`, …), as it sent it. */
+export interface ResponsesStreamEvent {
+  type: string;
+  sequence_number?: number;
+  [field: string]: unknown;
 }
 
 export interface ImageEditInput {
@@ -110,7 +157,22 @@ export interface ModelProvider {
     signal: AbortSignal,
   ): Promise<ChatAnswer>;
   editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
+  /** A Responses request on the upstream's own Responses endpoint (routes with catalog `responses`). */
+  respond?(route: ResolvedRoute, call: PassedThroughCall): Promise<ResponsesAnswer>;
+  /**
+   * The same, streamed: every event goes to `onEvent` as it arrives; resolves with the whole response once the stream
+   * ends, or once `signal` aborts it (then with what was generated so far, status `cancelled`).
+   */
+  streamRespond?(
+    route: ResolvedRoute,
+    call: PassedThroughCall,
+    onEvent: (event: ResponsesStreamEvent) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<ResponsesAnswer>;
 }
+
+/** A Responses request that goes to an upstream's Responses endpoint. */
+export type PassedThroughCall = RespondCall & { responses: UpstreamResponsesRequest };
 
 export type ProviderFailure =
   /** Network error before the request was sent, timeout of a call that generates nothing billable, 408, 429 or 5xx: retry, then the next route. */

@@ -120,6 +120,8 @@ export async function streamFromUpstream(
     }
   } catch (error) {
     if (options.stop.aborted) return;
+    // A failure `onData` found in what arrived (an error event, say) is already said as one.
+    if (error instanceof ProviderError) throw error;
     throw failureFromNetworkError(error as Error);
   }
 }

@@ -1,5 +1,12 @@
 import type { SerializedError } from '@gateway/common';
-import { ChatFeature, ChatRequestBody, Endpoint, ENDPOINTS, ResponsesEcho } from '@gateway/contracts';
+import {
+  ChatFeature,
+  ChatRequestBody,
+  Endpoint,
+  ENDPOINTS,
+  ResponsesEcho,
+  UpstreamResponsesRequest,
+} from '@gateway/contracts';
 
 /**
  * Every queue of the system: one per task endpoint, named by the endpoints table, and the worker's own two. A
@@ -80,6 +87,11 @@ export interface ResponsesJob {
    * instructions before it are not carried over, as OpenAI does).
    */
   keepFrom?: number;
+  /**
+   * The request as an upstream with the Responses endpoint is sent it; present when a route of the model has one
+   * (catalog `responses`). Routes without it get `request`, its translation.
+   */
+  upstream?: UpstreamResponsesRequest;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ChatStreamAccumulator } from '../chat-stream-accumulator';
 import { cl100kTokens } from '../cl100k';
 import { countMessageTokens, countTokens } from '../token-estimate';
 import { chatRequestFor } from './chat-dialects';
+import { readResponse, responsesAnswerOf } from './responses-endpoint';
 import {
   ChatAnswer,
   ChatCall,
@@ -17,8 +18,12 @@ import {
   ImageEditAnswer,
   ImageEditCall,
   ModelProvider,
+  PassedThroughCall,
   ProviderError,
+  ResponsesAnswer,
+  ResponsesStreamEvent,
 } from '../provider.types';
+import { ResponsesStreamAccumulator } from '../responses-stream-accumulator';
 import {
   decodeInlineImage,
   downloadImage,
@@ -149,6 +154,45 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     };
   }
 
+  /** OpenAI's POST /responses, for a route whose upstream has it: the request as the api prepared it (`store: false`). */
+  async respond(route: ResolvedRoute, call: PassedThroughCall): Promise<ResponsesAnswer> {
+    const { body, requestId } = await this.post<unknown>(route, '/responses', {
+      ...call.responses,
+      model: route.model,
+    });
+    return responsesAnswerOf(readResponse(body), call, requestId);
+  }
+
+  /**
+   * The same, streamed: each event goes to `onEvent` as the upstream sent it, and the whole response is the one its
+   * last event carries. An `error` event or a failed response ends the call as a failure.
+   */
+  async streamRespond(
+    route: ResolvedRoute,
+    call: PassedThroughCall,
+    onEvent: (event: ResponsesStreamEvent) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<ResponsesAnswer> {
+    const payload = { ...call.responses, model: route.model, stream: true };
+    const whole = new ResponsesStreamAccumulator();
+    const options = { dispatcher: this.agent, apiKey: route.apiKey, signal: AbortSignal.timeout(this.timeoutMs), stop };
+    await streamFromUpstream(`${route.baseUrl}/responses`, JSON.stringify(payload), options, async (data) => {
+      // OpenAI ends with the last event; some compatible servers add chat's end mark.
+      if (data === '[DONE]') return;
+      const event = parseEvent(data);
+      if (event.type === 'error')
+        throw new ProviderError(`upstream stream failed: ${String(event.message)}`, 'retryable', undefined, {
+          code: typeof event.code === 'string' ? event.code : undefined,
+        });
+      if (event.type === 'response.failed') readResponse(event.response);
+      whole.add(event);
+      await onEvent(event);
+    });
+    if (whole.finished) return responsesAnswerOf(readResponse(whole.finished), call);
+    if (stop.aborted) return responsesAnswerOf(whole.cancelled(), call);
+    throw new ProviderError('upstream stream ended before its response was complete', 'retryable');
+  }
+
   /**
    * OpenAI's POST /images/edits (multipart). Its API has no negative prompt, seed, prompt rewriting or watermark,
    * so those parts of the call are not sent; one image per call, as the worker asks.
@@ -206,6 +250,16 @@ function imageEditForm(model: string, call: ImageEditCall): FormData {
 function extensionOf(mime: string): string {
   const subtype = mime.split('/')[1] ?? 'png';
   return subtype === 'jpeg' ? 'jpg' : subtype;
+}
+
+function parseEvent(data: string): ResponsesStreamEvent {
+  try {
+    const event = JSON.parse(data) as ResponsesStreamEvent;
+    if (typeof event?.type === 'string') return event;
+  } catch {
+    // answered below
+  }
+  throw new ProviderError('upstream sent a stream event that is not a Responses event', 'retryable');
 }
 
 /** An upstream choice as OpenAI answers it, with the fields a client reads always present. */

@@ -7,6 +7,7 @@ import { jsonBodyCheck } from '../../http/json-body';
 import { ChatRequestService } from '../chat/chat-request.service';
 import { INPUT_ITEM_TYPES, RESPONSES_REQUEST_SCHEMA } from './responses-request.schema';
 import { historyOf, MessageSource, ResponsesRequest, responsesParam, toChat } from './responses-to-chat';
+import { upstreamRequest } from './responses-upstream';
 import { StoredResponse, StoredResponses } from './stored-responses.service';
 
 /**
@@ -57,7 +58,8 @@ export class ResponsesRequestService {
     this.refuseOtherKinds(body);
     const request = checkShape(body);
     refuseUnsupported(request);
-    const history = await this.historyBefore(request, appId);
+    const previous = await this.previousOf(request, appId);
+    const history = previous ? [...previous.conversation, ...historyOf(previous.response.output)] : [];
     const input = await this.resolveReferences(request.input, appId);
     const { body: chatBody, sources, conversationStart } = toChat({ ...request, input }, history);
     const store = request.store ?? true;
@@ -76,7 +78,13 @@ export class ResponsesRequestService {
         reserveTokens: checked.estimatedTokens,
         request: {
           ...checked.request,
-          responses: { echo: echoOf(request), ...(store ? { keepFrom: conversationStart } : {}) },
+          responses: {
+            echo: echoOf(request),
+            ...(store ? { keepFrom: conversationStart } : {}),
+            ...(this.hasResponsesRoute(checked.resolvedModel)
+              ? { upstream: upstreamRequest({ ...request, input }, previous) }
+              : {}),
+          },
         },
       },
     };
@@ -116,10 +124,21 @@ export class ResponsesRequestService {
       refuse('tool_choice.type', choiceType);
   }
 
-  /** The conversation `previous_response_id` continues: what came before that response, then its output. */
-  private async historyBefore(request: ResponsesRequest, appId: string): Promise<ChatMessage[]> {
+  /**
+   * Whether a route of the model has the Responses endpoint (catalog `responses`), so the job carries the request as
+   * that upstream is sent it too. The catalog's routes, configured here or not: the worker's configuration decides.
+   */
+  private hasResponsesRoute(modelId: string): boolean {
+    return this.catalog.get(modelId).routes.some((route) => route.responses);
+  }
+
+  /**
+   * The stored response `previous_response_id` continues, whose conversation (what came before it) and output come
+   * before the new input.
+   */
+  private async previousOf(request: ResponsesRequest, appId: string): Promise<StoredResponse | null> {
     const id = request.previous_response_id;
-    if (!id) return [];
+    if (!id) return null;
     const previous = await this.stored.find(id, appId);
     if (!previous) {
       throw new GatewayError(
@@ -128,7 +147,7 @@ export class ResponsesRequestService {
         { param: 'previous_response_id' },
       );
     }
-    return [...previous.conversation, ...historyOf(previous.response.output)];
+    return previous;
   }
 
   /** Each `item_reference` replaced by the stored output item it names. */

@@ -8,7 +8,8 @@ import {
 } from '@gateway/contracts';
 import type { ChatAnswer, ChatChunk } from '@gateway/providers';
 import type { StreamEntry } from '@gateway/queue';
-import { endingOf, finalResponse, itemStatusOf, responseObject, ResponsesTask } from './response-object';
+import { ResponseEventWriter } from './response-event-writer';
+import { endingOf, finalResponse, itemStatusOf, ResponsesTask } from './response-object';
 
 type ToolCallDelta = { index?: number; id?: string; function?: { name?: string; arguments?: string } };
 
@@ -31,15 +32,16 @@ interface OpenItem {
  * HTTP error rather than a stream that starts and breaks.
  */
 export class ResponseEventStream {
-  private sequence = 0;
-  private started = false;
   private readonly items: OpenItem[] = [];
   private current?: OpenItem;
+  private readonly events: ResponseEventWriter;
 
   constructor(
     private readonly job: ResponsesTask,
-    private readonly append: (entry: StreamEntry) => Promise<void>,
-  ) {}
+    append: (entry: StreamEntry) => Promise<void>,
+  ) {
+    this.events = new ResponseEventWriter(job, append);
+  }
 
   /** One chat chunk: the first choice's text, refusal and tool-call deltas become events. */
   async add(chunk: ChatChunk): Promise<void> {
@@ -62,8 +64,7 @@ export class ResponseEventStream {
       answer,
       this.items.map(({ item }) => item),
     );
-    if (response.status === 'completed') await this.emit('response.completed', { response });
-    else if (response.status === 'incomplete') await this.emit('response.incomplete', { response });
+    await this.events.close(response);
     return response;
   }
 
@@ -78,8 +79,8 @@ export class ResponseEventStream {
     if (part.type === 'output_text') part.text += delta;
     else part.refusal += delta;
     const at = { item_id: message.id, output_index: open.outputIndex, content_index: contentIndex };
-    if (kind === 'output_text') await this.emit('response.output_text.delta', { ...at, delta, logprobs: [] });
-    else await this.emit('response.refusal.delta', { ...at, delta });
+    if (kind === 'output_text') await this.events.emit('response.output_text.delta', { ...at, delta, logprobs: [] });
+    else await this.events.emit('response.refusal.delta', { ...at, delta });
   }
 
   private async toolCall(delta: ToolCallDelta): Promise<void> {
@@ -105,7 +106,7 @@ export class ResponseEventStream {
     call.arguments += args;
     // A late delta of a call already closed still counts in the final response, but is not streamed again.
     if (open === this.current)
-      await this.emit('response.function_call_arguments.delta', {
+      await this.events.emit('response.function_call_arguments.delta', {
         item_id: call.id,
         output_index: open.outputIndex,
         delta: args,
@@ -132,7 +133,7 @@ export class ResponseEventStream {
         : { type: 'refusal', refusal: '' };
     message.content.push(part);
     const contentIndex = message.content.length - 1;
-    await this.emit('response.content_part.added', {
+    await this.events.emit('response.content_part.added', {
       item_id: message.id,
       output_index: open.outputIndex,
       content_index: contentIndex,
@@ -142,12 +143,12 @@ export class ResponseEventStream {
   }
 
   private async openItem(item: ResponsesOutputItem, toolCallIndex?: number): Promise<OpenItem> {
-    await this.start();
+    await this.events.open();
     await this.close('completed');
     const open: OpenItem = { item, outputIndex: this.items.length, toolCallIndex };
     this.items.push(open);
     this.current = open;
-    await this.emit('response.output_item.added', { output_index: open.outputIndex, item });
+    await this.events.emit('response.output_item.added', { output_index: open.outputIndex, item });
     return open;
   }
 
@@ -162,33 +163,18 @@ export class ResponseEventStream {
       for (const [contentIndex, part] of item.content.entries()) {
         const at = { item_id: item.id, output_index: outputIndex, content_index: contentIndex };
         if (part.type === 'output_text')
-          await this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
-        else await this.emit('response.refusal.done', { ...at, refusal: part.refusal });
-        await this.emit('response.content_part.done', { ...at, part });
+          await this.events.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
+        else await this.events.emit('response.refusal.done', { ...at, refusal: part.refusal });
+        await this.events.emit('response.content_part.done', { ...at, part });
       }
     } else {
-      await this.emit('response.function_call_arguments.done', {
+      await this.events.emit('response.function_call_arguments.done', {
         item_id: item.id,
         output_index: outputIndex,
         name: item.name,
         arguments: item.arguments,
       });
     }
-    await this.emit('response.output_item.done', { output_index: outputIndex, item });
-  }
-
-  /** `response.created` and `response.in_progress`, once, before the first item. */
-  private async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    const response = responseObject(this.job, { status: 'in_progress' });
-    await this.emit('response.created', { response });
-    await this.emit('response.in_progress', { response });
-  }
-
-  /** Sent at once: the objects passed are still changed by later deltas. */
-  private async emit(type: string, fields: Record<string, unknown>): Promise<void> {
-    const event = { type, sequence_number: this.sequence++, ...fields };
-    await this.append({ chunk: JSON.stringify(event), event: type });
+    await this.events.emit('response.output_item.done', { output_index: outputIndex, item });
   }
 }

@@ -1,16 +1,9 @@
-import type { ResponseObject } from '@gateway/contracts';
-import type { ChatAnswer } from '@gateway/providers';
 import type { ChatJob } from '@gateway/queue';
-import { finalResponse, ResponsesTask } from './response-object';
+import type { ResponsesTask } from './response-object';
 
-/** A chat task of POST /v1/responses, answered in the Responses shape (ChatTaskService). */
+/** A chat task of POST /v1/responses, answered in the Responses shape (ResponsesRunner). */
 export function isResponsesTask(job: ChatJob): job is ResponsesTask {
   return job.responses !== undefined;
-}
-
-/** The task's result: the response a stream already sent whole, else the one its chat answer makes. */
-export function responsesBody(job: ResponsesTask, answer: { value: ChatAnswer; response?: ResponseObject }): string {
-  return JSON.stringify(answer.response ?? finalResponse(job, answer.value));
 }
 
 /**
