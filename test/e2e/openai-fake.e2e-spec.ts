@@ -373,3 +373,259 @@ describe('the strict OpenAI fake: chat completions', () => {
     });
   });
 });
+
+/**
+ * The strict OpenAI fake's POST /v1/responses against OpenAI's documented Responses rules (OPENAI_RESPONSES_* in
+ * test/fakes/upstream-rules.ts), driven by the openai SDK: the gateway passes Responses requests through to it, so
+ * what it takes, refuses and streams is checked here first.
+ */
+describe('the strict OpenAI fake: responses', () => {
+  const fake = new OpenAiFake({ delayMs: 0 });
+  let openai: OpenAI;
+
+  const weather = {
+    type: 'function' as const,
+    name: 'get_weather',
+    description: 'Weather in a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
+    strict: true,
+  };
+  const post = (body: object) =>
+    fetch(`${fake.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    await fake.start();
+    openai = new OpenAI({ apiKey: 'k', baseURL: fake.baseUrl, maxRetries: 0 });
+  });
+
+  afterAll(() => fake.stop());
+
+  it('answers a response object: the output text, usage in input and output tokens, the request echoed', async () => {
+    const response = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      instructions: 'be brief',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hello' }] }],
+      max_output_tokens: 64,
+      store: false,
+      metadata: { run: 'x' },
+    });
+    expect(response).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-4o-mini',
+      instructions: 'be brief',
+      max_output_tokens: 64,
+      store: false,
+      metadata: { run: 'x' },
+      output: [{ type: 'message', role: 'assistant', status: 'completed' }],
+    });
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.output_text).toBe('echo: hello');
+    expect(response.usage).toEqual({
+      input_tokens: expect.any(Number),
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: response.usage!.input_tokens + 3,
+    });
+  });
+
+  it('calls a function the user names with arguments valid against its schema, then answers with its output', async () => {
+    const call = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'get_weather for Oslo',
+      tools: [weather],
+    });
+    const [item] = call.output as OpenAI.Responses.ResponseFunctionToolCall[];
+    expect(item).toMatchObject({ type: 'function_call', name: 'get_weather', status: 'completed' });
+    expect(new Ajv2020().validate(weather.parameters, JSON.parse(item.arguments))).toBe(true);
+    const answer = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'get_weather for Oslo' },
+        { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments },
+        { type: 'function_call_output', call_id: item.call_id, output: 'sunny' },
+      ],
+      tools: [weather],
+    });
+    expect(answer.output_text).toBe('echo: get_weather for Oslo; get_weather returned sunny');
+  });
+
+  it('answers a json_schema text format with an instance of the schema, and says incomplete when cut', async () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    };
+    const json = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'a city',
+      text: { format: { type: 'json_schema', name: 'city', schema, strict: true } },
+    });
+    expect(new Ajv2020().validate(schema, JSON.parse(json.output_text))).toBe(true);
+    const cut = await openai.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'a question long enough that its echo runs well past sixteen tokens of output, word after word',
+      max_output_tokens: 16,
+    });
+    expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+  });
+
+  it('streams the documented events, numbered, with obfuscation on deltas unless turned off', async () => {
+    const collect = async (options: { include_obfuscation?: boolean } | undefined) => {
+      const stream = await openai.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'get_weather for Rome, please',
+        tools: [weather],
+        tool_choice: 'auto',
+        stream: true,
+        ...(options ? { stream_options: options } : {}),
+      });
+      const events = [];
+      for await (const event of stream) events.push(event);
+      return events;
+    };
+    const events = await collect(undefined);
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      ...events.slice(3, -3).map(() => 'response.function_call_arguments.delta'),
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
+    const deltas = events.filter((event) => event.type === 'response.function_call_arguments.delta');
+    const done = events.find((event) => event.type === 'response.function_call_arguments.done')!;
+    expect(deltas.map((event) => event.delta).join('')).toBe(done.arguments);
+    expect(deltas[0]).toHaveProperty('obfuscation');
+    const plain = await collect({ include_obfuscation: false });
+    expect(plain.find((event) => event.type === 'response.function_call_arguments.delta')).not.toHaveProperty(
+      'obfuscation',
+    );
+  });
+
+  it('keeps nothing: a previous response, an item reference and an item id are not found', async () => {
+    const previous = await post({ model: 'gpt-4o-mini', input: 'hi', previous_response_id: 'resp_1' });
+    expect(previous.status).toBe(400);
+    expect((await previous.json()).error).toEqual({
+      message: "Previous response with id 'resp_1' not found.",
+      type: 'invalid_request_error',
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    });
+    const reference = await post({ model: 'gpt-4o-mini', input: [{ type: 'item_reference', id: 'msg_1' }] });
+    expect(reference.status).toBe(404);
+    expect((await reference.json()).error).toMatchObject({
+      message: "Item with id 'msg_1' not found.",
+      param: 'input',
+    });
+    const unstored = await post({
+      model: 'gpt-4o-mini',
+      store: false,
+      input: [{ type: 'message', id: 'msg_2', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] }],
+    });
+    expect(unstored.status).toBe(404);
+    expect((await unstored.json()).error.message).toMatch(/^Item with id 'msg_2' not found\. Items are not persisted/);
+  });
+
+  describe('refuses what OpenAI refuses, with its error body', () => {
+    it.each([
+      ['an unknown field', { seed: 1 }, 'seed', 'unknown_parameter'],
+      ['a temperature above 2', { temperature: 3 }, 'temperature', 'decimal_above_max_value'],
+      ['max_output_tokens under 16', { max_output_tokens: 8 }, 'max_output_tokens', 'integer_below_min_value'],
+      ['top_logprobs above 20', { top_logprobs: 21 }, 'top_logprobs', 'integer_above_max_value'],
+      [
+        'more than 16 metadata pairs',
+        { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) },
+        'metadata',
+        'object_above_max_properties',
+      ],
+      [
+        'stream_options without stream',
+        { stream_options: { include_obfuscation: false } },
+        'stream_options',
+        'invalid_value',
+      ],
+      [
+        'an unknown field of an item',
+        { input: [{ role: 'user', content: 'x', name: 'n' }] },
+        'input[0].name',
+        'unknown_parameter',
+      ],
+      [
+        'an output_text part from the user',
+        { input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] },
+        'input[0].content[0].type',
+        'invalid_value',
+      ],
+      [
+        'a function call output answering no call',
+        { input: [{ type: 'function_call_output', call_id: 'call_9', output: 'x' }] },
+        'input',
+        null,
+      ],
+      [
+        'a function name with a dot',
+        { tools: [{ ...weather, name: 'get.weather' }] },
+        'tools[0].name',
+        'invalid_value',
+      ],
+      [
+        'a chat-shaped tool',
+        { tools: [{ type: 'function', function: { name: 'f' } }] },
+        'tools[0].function',
+        'unknown_parameter',
+      ],
+      [
+        'a tool_choice naming no tool',
+        { tools: [weather], tool_choice: { type: 'function', name: 'other' } },
+        'tool_choice',
+        'invalid_value',
+      ],
+      ['json_object without the word json', { text: { format: { type: 'json_object' } } }, 'input', null],
+      [
+        'a strict schema that leaves a property out of required',
+        {
+          text: {
+            format: {
+              type: 'json_schema',
+              name: 'p',
+              strict: true,
+              schema: {
+                type: 'object',
+                properties: { a: { type: 'string' } },
+                required: [],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        'text.format.schema',
+        'invalid_json_schema',
+      ],
+      [
+        'reasoning effort for a model without reasoning',
+        { reasoning: { effort: 'low' } },
+        'reasoning.effort',
+        'unsupported_parameter',
+      ],
+    ])('%s', async (_name, patch, param, code) => {
+      const response = await post({ model: 'gpt-4o-mini', input: 'hi', ...patch });
+      expect(response.status).toBe(400);
+      const { error } = await response.json();
+      expect(error).toEqual({ message: expect.any(String), type: 'invalid_request_error', param, code });
+    });
+  });
+});

@@ -176,7 +176,7 @@ function checkTopLevelFields(names: string[], dialect: OpenAiDialect): void {
   );
 }
 
-function checkValue(field: string, value: unknown, rule: ChatValueRule, dialect: OpenAiDialect): void {
+export function checkValue(field: string, value: unknown, rule: ChatValueRule, dialect: OpenAiDialect): void {
   if (value === null && rule.nullable) return;
   switch (rule.kind) {
     case 'boolean':
@@ -455,7 +455,7 @@ function checkLogitBias(bias: unknown): void {
   }
 }
 
-function checkMetadata(metadata: unknown): void {
+export function checkMetadata(metadata: unknown): void {
   if (!isObject(metadata)) throw wrongType('metadata', 'an object', metadata);
   const { maxPairs, maxKeyLength, maxValueLength } = OPENAI_CHAT_RULES.metadata;
   const entries = Object.entries(metadata);
@@ -530,7 +530,11 @@ function checkTools(tools: unknown, dialect: OpenAiDialect): string[] | null {
 }
 
 /** A function tool, or a legacy `functions` entry: a valid name, a JSON Schema, strict rules when strict. */
-function checkFunctionDefinition(definition: Record<string, unknown>, at: string, kind: 'function' | 'legacy'): void {
+export function checkFunctionDefinition(
+  definition: Record<string, unknown>,
+  at: string,
+  kind: 'function' | 'legacy',
+): void {
   const allowed = ['name', 'description', 'parameters', ...(kind === 'function' ? ['strict'] : [])];
   const extra = Object.keys(definition).find((key) => !allowed.includes(key));
   if (extra) throw unknownParameter(`${at}.${extra}`);
@@ -554,7 +558,7 @@ function checkFunctionDefinition(definition: Record<string, unknown>, at: string
   }
 }
 
-function checkName(name: unknown, at: string): void {
+export function checkName(name: unknown, at: string): void {
   if (name === undefined) throw missing(at);
   if (typeof name !== 'string') throw wrongType(at, 'a string', name);
   if (name.length > OPENAI_CHAT_RULES.nameMaxLength) {

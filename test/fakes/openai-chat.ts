@@ -392,7 +392,7 @@ function serviceTierOf(request: ChatRequest): string {
 }
 
 /** Argument fragments as a stream carries them: a few tokens each. */
-function argumentPieces(text: string): string[] {
+export function argumentPieces(text: string): string[] {
   const pieces = tokenPieces(text);
   const fragments: string[] = [];
   for (let i = 0; i < pieces.length; i += 2) fragments.push(pieces.slice(i, i + 2).join(''));

@@ -6,6 +6,8 @@ import sharp from 'sharp';
 import { Response } from 'undici';
 import { chatChunks, chatCompletion } from './openai-chat';
 import { ChatRequest, checkChat } from './openai-chat-request';
+import { responseEvents, responseOf } from './openai-responses';
+import { checkResponses, ResponsesRequest } from './openai-responses-request';
 import {
   compatibleInvalid,
   errorOf,
@@ -103,6 +105,7 @@ type Endpoint = keyof typeof OPENAI_DEFAULT_LATENCY_MS;
 const ENDPOINTS: Record<string, Endpoint> = {
   '/embeddings': 'embeddings',
   '/chat/completions': 'chat',
+  '/responses': 'responses',
   '/images/edits': 'imageEdit',
 };
 
@@ -211,6 +214,13 @@ export class OpenAiFake {
         if (request.stream) return await this.chatStream(request, dialect, res);
         return send(res, 200, this.chat(request, dialect));
       }
+      if (endpoint === 'responses') {
+        // Compatible mode's Responses endpoint lives elsewhere (…/api/v2/apps/protocols/compatible-mode/v1).
+        if (dialect === 'compatible') throw refusal('unknown_url', `Invalid URL (${req.method} ${path})`);
+        const request = checkResponses(body);
+        if (request.stream) return await this.responsesStream(request, res);
+        return send(res, 200, this.respond(request));
+      }
       return send(res, 200, await this.imageEdit(checkImageEdit(body, files), files));
     } catch (error) {
       if (res.headersSent) return void res.destroy();
@@ -285,26 +295,47 @@ export class OpenAiFake {
     return chatCompletion(request, dialect, { chatReply: this.options.chatReply, callNumber: this.calls.length });
   }
 
-  /**
-   * OpenAI's streamed chat (openai-chat.ts, chatChunks) as SSE events, then `data: [DONE]`. Records how many answer
-   * pieces (content or argument fragments) went out before the client hung up, in `streamed`.
-   */
+  /** openai-responses.ts answers, on the conversation the request stands for. */
+  private respond(request: ResponsesRequest) {
+    return responseOf(request, { chatReply: this.options.chatReply, callNumber: this.calls.length });
+  }
+
+  /** OpenAI's streamed chat (openai-chat.ts, chatChunks) as SSE `data:` events, then `data: [DONE]`. */
   private async chatStream(request: ChatRequest, dialect: OpenAiDialect, res: ServerResponse): Promise<void> {
     const chunks = chatChunks(this.chat(request, dialect), request, dialect);
+    await this.sendEvents(res, chunks, (data) => `data: ${JSON.stringify(data)}\n\n`, 'data: [DONE]\n\n');
+  }
+
+  /** OpenAI's streamed response (openai-responses.ts, responseEvents): named SSE events, nothing after the last. */
+  private async responsesStream(request: ResponsesRequest, res: ServerResponse): Promise<void> {
+    const events = responseEvents(this.respond(request), request);
+    await this.sendEvents(res, events, (data) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`, '');
+  }
+
+  /**
+   * Writes a stream's events as they are planned, pausing streamChunkDelayMs before each piece of the answer (content
+   * or argument fragments). Records how many pieces went out before the client hung up, in `streamed`.
+   */
+  private async sendEvents<T>(
+    res: ServerResponse,
+    events: { data: T; piece: boolean }[],
+    frame: (data: T) => string,
+    ending: string,
+  ): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const record = { total: chunks.filter((chunk) => chunk.piece).length, sent: 0, closedEarly: false };
+    const record = { total: events.filter((event) => event.piece).length, sent: 0, closedEarly: false };
     this.streamed.push(record);
     res.once('close', () => (record.closedEarly = !res.writableFinished));
-    for (const { data, piece } of chunks) {
+    for (const { data, piece } of events) {
       if (res.destroyed) return;
       if (piece && this.options.streamChunkDelayMs) {
         await new Promise((r) => setTimeout(r, this.options.streamChunkDelayMs));
         if (res.destroyed) return;
       }
-      res.write(`data: ${JSON.stringify(data)}\n\n`);
+      res.write(frame(data));
       if (piece) record.sent++;
     }
-    res.end('data: [DONE]\n\n');
+    res.end(ending);
   }
 
   /** Edits the last image: resized to `size` (default 1024x1024), tinted per prompt. */

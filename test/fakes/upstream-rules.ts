@@ -151,6 +151,10 @@ export const OPENAI_DOCS = {
   compatibleStructuredOutput: 'Alibaba Cloud Model Studio: Structured output',
   compatibleFunctionCalling: 'Alibaba Cloud Model Studio: Function calling',
   compatibleEmbedding: 'Alibaba Cloud Model Studio: OpenAI compatible - Embedding',
+  responses: 'OpenAI API reference: Create a model response',
+  responseObject: 'OpenAI API reference: The response object',
+  responseStreaming: 'OpenAI API reference: Streaming events (Responses)',
+  conversationState: 'OpenAI API: Conversation state',
 } as const;
 
 /**
@@ -166,6 +170,7 @@ export const COMPATIBLE_MODE_PATH = '/compatible-mode/v1';
 export const OPENAI_CONTENT_TYPES: Record<string, string> = {
   '/embeddings': 'application/json',
   '/chat/completions': 'application/json',
+  '/responses': 'application/json',
   '/images/edits': 'multipart/form-data',
 };
 
@@ -425,6 +430,173 @@ export const OPENAI_CHAT_RULES = {
   reasoningModels: /^(o\d|gpt-5)/,
 } as const;
 
+// ---------------------------------------------------------------------------------------------------------------
+// Responses, as test/fakes/openai-responses-request.ts checks a request and openai-responses.ts answers it. OpenAI's
+// own endpoint only: DashScope's compatible mode has one too, but the gateway never sends it a Responses request
+// (its endpoint ignores the fields it does not list), so the fake does not serve it.
+
+/** The request fields of OPENAI_DOCS.responses, as the openai SDK 6 types them (`ResponseCreateParamsBase`). */
+export const OPENAI_RESPONSES_FIELDS = [
+  'background',
+  'context_management',
+  'conversation',
+  'include',
+  'input',
+  'instructions',
+  'max_output_tokens',
+  'metadata',
+  'model',
+  'moderation',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'user',
+] as const;
+
+/**
+ * Documented fields the fake does not implement: a request using one is answered 500 `fake_error`, so a suite that
+ * needs one finds out here instead of getting an answer that ignored it. The gateway refuses them all itself.
+ */
+export const OPENAI_RESPONSES_NOT_IMPLEMENTED = [
+  'context_management',
+  'conversation',
+  'moderation',
+  'prompt',
+  'prompt_cache_options',
+] as const;
+
+/** Scalar Responses fields (OPENAI_DOCS.responses): types and ranges, as for chat. */
+export const OPENAI_RESPONSES_VALUES: Record<string, ChatValueRule> = {
+  background: { kind: 'boolean', nullable: true },
+  instructions: { kind: 'string', nullable: true },
+  // The least a response may generate: fewer is refused.
+  max_output_tokens: { kind: 'integer', min: 16, nullable: true },
+  parallel_tool_calls: { kind: 'boolean', nullable: true },
+  previous_response_id: { kind: 'string', nullable: true },
+  prompt_cache_key: { kind: 'string', nullable: true },
+  prompt_cache_retention: { kind: 'enum', values: ['in_memory', '24h'], nullable: true },
+  safety_identifier: { kind: 'string', maxLength: 64, nullable: true },
+  service_tier: { kind: 'enum', values: ['auto', 'default', 'flex', 'scale', 'priority'], nullable: true },
+  store: { kind: 'boolean', nullable: true },
+  stream: { kind: 'boolean', nullable: true },
+  temperature: { kind: 'decimal', interval: '[0, 2]', nullable: true },
+  top_logprobs: { kind: 'integer', min: 0, max: 20, nullable: true },
+  top_p: { kind: 'decimal', interval: '[0, 1]', nullable: true },
+  truncation: { kind: 'enum', values: ['auto', 'disabled'], nullable: true },
+  user: { kind: 'string' },
+};
+
+/** Input items, tools and formats (OPENAI_DOCS.responses, the openai SDK 6's `ResponseInputItem` and `Tool`). */
+export const OPENAI_RESPONSES_RULES = {
+  /** Item types the fake answers; `type` may be left out of a message (`EasyInputMessage`). */
+  itemTypes: ['message', 'function_call', 'function_call_output', 'item_reference'],
+  /** Other documented item types: the gateway never sends them, the fake does not implement them. */
+  otherItemTypes: [
+    'file_search_call',
+    'computer_call',
+    'computer_call_output',
+    'web_search_call',
+    'reasoning',
+    'image_generation_call',
+    'code_interpreter_call',
+    'local_shell_call',
+    'local_shell_call_output',
+    'shell_call',
+    'shell_call_output',
+    'apply_patch_call',
+    'apply_patch_call_output',
+    'mcp_list_tools',
+    'mcp_approval_request',
+    'mcp_approval_response',
+    'mcp_call',
+    'custom_tool_call',
+    'custom_tool_call_output',
+    'compaction',
+  ],
+  /** The fields of each item type: a message's are the union of EasyInputMessage, Message and ResponseOutputMessage. */
+  itemFields: {
+    message: ['type', 'role', 'content', 'status', 'id', 'phase'],
+    function_call: ['type', 'call_id', 'name', 'arguments', 'id', 'status', 'namespace', 'caller'],
+    function_call_output: ['type', 'call_id', 'output', 'id', 'status'],
+    item_reference: ['type', 'id'],
+  } as Record<string, readonly string[]>,
+  roles: ['user', 'assistant', 'system', 'developer'],
+  /** Content part types by role: input parts for every role, an earlier answer's parts for the assistant. */
+  contentParts: {
+    user: ['input_text', 'input_image', 'input_file'],
+    system: ['input_text', 'input_image', 'input_file'],
+    developer: ['input_text', 'input_image', 'input_file'],
+    assistant: ['input_text', 'output_text', 'refusal'],
+  } as Record<string, readonly string[]>,
+  partFields: {
+    input_text: ['type', 'text'],
+    output_text: ['type', 'text', 'annotations', 'logprobs'],
+    refusal: ['type', 'refusal'],
+    input_image: ['type', 'image_url', 'file_id', 'detail'],
+    input_file: ['type', 'file_data', 'file_id', 'file_url', 'filename'],
+  } as Record<string, readonly string[]>,
+  itemStatuses: ['in_progress', 'completed', 'incomplete'],
+  maxTools: 128,
+  /** Tool types the fake answers, and the other documented ones. */
+  toolTypes: ['function'],
+  otherToolTypes: [
+    'file_search',
+    'computer_use_preview',
+    'web_search',
+    'web_search_preview',
+    'mcp',
+    'code_interpreter',
+    'image_generation',
+    'local_shell',
+    'shell',
+    'custom',
+    'apply_patch',
+  ],
+  functionFields: [
+    'type',
+    'name',
+    'description',
+    'parameters',
+    'strict',
+    'defer_loading',
+    'allowed_callers',
+    'output_schema',
+  ],
+  toolChoices: ['none', 'auto', 'required'],
+  textFormats: ['text', 'json_object', 'json_schema'],
+  verbosities: ['low', 'medium', 'high'],
+  jsonWordMessage:
+    "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
+  reasoningFields: ['effort', 'summary', 'generate_summary'],
+  streamOptions: ['include_obfuscation'],
+} as const;
+
+/** What OpenAI answers for ids of things it keeps, when it has none of them (OPENAI_DOCS.conversationState). */
+export const OPENAI_RESPONSES_NOT_FOUND = {
+  previousResponse: (id: string) => `Previous response with id '${id}' not found.`,
+  item: (id: string, store: boolean) =>
+    store
+      ? `Item with id '${id}' not found.`
+      : `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+  functionCallOutput: (callId: string) => `No tool call found for function call output with call_id ${callId}.`,
+} as const;
+
 /** The `system_fingerprint` the fake's OpenAI answers carry; compatible mode answers null. */
 export const OPENAI_SYSTEM_FINGERPRINT = 'fp_fake0openai';
 
@@ -513,6 +685,82 @@ export const OPENAI_ANSWER_FIELDS = {
   chunkToolCall: ['index', 'id', 'type', 'function', 'custom'],
   imageEdit: ['created', 'data'],
   image: ['b64_json', 'url', 'revised_prompt'],
+  /** OPENAI_DOCS.responseObject, as the openai SDK 6 types `Response` (its `output_text` is the SDK's own). */
+  response: [
+    'id',
+    'object',
+    'created_at',
+    'status',
+    'background',
+    'completed_at',
+    'error',
+    'incomplete_details',
+    'instructions',
+    'max_output_tokens',
+    'max_tool_calls',
+    'model',
+    'output',
+    'parallel_tool_calls',
+    'previous_response_id',
+    'prompt_cache_key',
+    'prompt_cache_retention',
+    'reasoning',
+    'safety_identifier',
+    'service_tier',
+    'store',
+    'temperature',
+    'text',
+    'tool_choice',
+    'tools',
+    'top_logprobs',
+    'top_p',
+    'truncation',
+    'usage',
+    'user',
+    'metadata',
+  ],
+  outputMessage: ['id', 'type', 'status', 'content', 'role'],
+  outputText: ['type', 'annotations', 'logprobs', 'text'],
+  functionCall: ['id', 'type', 'status', 'arguments', 'call_id', 'name'],
+  responseUsage: ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'],
+  /** OPENAI_DOCS.responseStreaming: the events the fake sends, each with `type` and `sequence_number`. */
+  'response.created': ['type', 'sequence_number', 'response'],
+  'response.in_progress': ['type', 'sequence_number', 'response'],
+  'response.completed': ['type', 'sequence_number', 'response'],
+  'response.incomplete': ['type', 'sequence_number', 'response'],
+  'response.output_item.added': ['type', 'sequence_number', 'output_index', 'item'],
+  'response.output_item.done': ['type', 'sequence_number', 'output_index', 'item'],
+  'response.content_part.added': ['type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'part'],
+  'response.content_part.done': ['type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'part'],
+  /** `obfuscation` unless stream_options.include_obfuscation is false. */
+  'response.output_text.delta': [
+    'type',
+    'sequence_number',
+    'item_id',
+    'output_index',
+    'content_index',
+    'delta',
+    'logprobs',
+    'obfuscation',
+  ],
+  'response.output_text.done': [
+    'type',
+    'sequence_number',
+    'item_id',
+    'output_index',
+    'content_index',
+    'text',
+    'logprobs',
+  ],
+  'response.function_call_arguments.delta': [
+    'type',
+    'sequence_number',
+    'item_id',
+    'output_index',
+    'delta',
+    'obfuscation',
+  ],
+  'response.function_call_arguments.done': ['type', 'sequence_number', 'item_id', 'output_index', 'name', 'arguments'],
 } as const;
 
 /** Every answer carries the request's id in this header (OPENAI_DOCS.debugging). */
@@ -644,5 +892,6 @@ export const COMPATIBLE_INVALID_PARAMETER = {
 export const OPENAI_DEFAULT_LATENCY_MS = {
   embeddings: [2, 8],
   chat: [10, 40],
+  responses: [10, 40],
   imageEdit: [50, 150],
 } as const satisfies Record<string, readonly [number, number]>;
