@@ -65,7 +65,7 @@ describe('renderPrompt', () => {
     expect(user).toEqual({ role: 'user', content: 'Weather in Paris?' });
   });
 
-  it('writes earlier calls as the model writes them, and their results as a user turn naming the tool', () => {
+  it("writes tool results into the question's turn, each as the call that returned it", () => {
     const rendered = render({
       messages: [
         { role: 'user', content: 'Weather in Paris and Rome?' },
@@ -84,16 +84,35 @@ describe('renderPrompt', () => {
     });
     // The last message is a tool result: auto answers in text, so no tool instructions.
     expect(rendered).toEqual([
-      { role: 'user', content: 'Weather in Paris and Rome?' },
-      {
-        role: 'assistant',
-        content:
-          '[{"name":"get_weather","arguments":{"city":"Paris"}},{"name":"get_weather","arguments":{"city":"Rome"}}]',
-      },
       {
         role: 'user',
-        content: 'Result of get_weather: sunny\nResult of get_weather: rainy\nAnswer the question using these results.',
+        content:
+          'Weather in Paris and Rome?\n\nget_weather({"city":"Paris"}) returned: sunny\n' +
+          'get_weather({"city":"Rome"}) returned: rainy\nAnswer the question using this information.',
       },
+    ]);
+  });
+
+  it('keeps what an assistant said beside its calls, and later questions apart', () => {
+    const call = { id: 'call_a', type: 'function' as const, function: { name: 'add', arguments: '{"a":2,"b":3}' } };
+    expect(
+      render({
+        messages: [
+          { role: 'user', content: 'Add 2 and 3.' },
+          { role: 'assistant', content: 'Let me add them.', tool_calls: [call] },
+          { role: 'tool', tool_call_id: 'call_a', content: '5' },
+          { role: 'assistant', content: 'It is 5.' },
+          { role: 'user', content: 'Thanks!' },
+        ],
+        tools: [weather],
+        tool_choice: 'none',
+      }),
+    ).toEqual([
+      { role: 'user', content: 'Add 2 and 3.' },
+      { role: 'assistant', content: 'Let me add them.' },
+      { role: 'user', content: 'add({"a":2,"b":3}) returned: 5\nAnswer the question using this information.' },
+      { role: 'assistant', content: 'It is 5.' },
+      { role: 'user', content: 'Thanks!' },
     ]);
   });
 
@@ -106,10 +125,12 @@ describe('renderPrompt', () => {
           { role: 'function', name: 'get_weather', content: 'snow' },
         ],
         functions: [{ name: 'get_weather' }],
-      }).slice(1),
+      }),
     ).toEqual([
-      { role: 'assistant', content: '[{"name":"get_weather","arguments":{"city":"Oslo"}}]' },
-      { role: 'user', content: 'Result of get_weather: snow\nAnswer the question using this result.' },
+      {
+        role: 'user',
+        content: 'Weather?\n\nget_weather({"city":"Oslo"}) returned: snow\nAnswer the question using this information.',
+      },
     ]);
   });
 

@@ -1,8 +1,8 @@
 /**
  * An OpenAI conversation as the local chat model reads it: system, user and assistant turns of plain text (the
- * model's chat template knows no other roles). Tool calls and their results are written out in the format the
- * model generates calls in (tool-choice.ts), and what the answer must be (tool calls, JSON) is said in the system
- * turn, beside the caller's own.
+ * model's chat template knows no other roles). Tool results are written into the turn of the question they answer,
+ * each as the call that returned it, and what the answer must be (tool calls, JSON) is said in the system turn,
+ * beside the caller's own.
  */
 import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatResponseFormat } from '@gateway/contracts';
 import { ProviderError } from '../../provider.types';
@@ -11,36 +11,41 @@ import type { LocalTool, ToolPlan } from './tool-choice';
 
 export function renderPrompt(request: ChatRequestBody, plan: ToolPlan): LocalChatMessage[] {
   const rendered: LocalChatMessage[] = [];
-  const callNames = new Map<string, string>(); // tool_call_id → function name, for the results
-  let results: string[] = [];
-  const flushResults = () => {
-    if (results.length === 0) return;
-    const these = results.length === 1 ? 'this result' : 'these results';
-    rendered.push({ role: 'user', content: `${results.join('\n')}\nAnswer the question using ${these}.` });
-    results = [];
-  };
+  const calls = new Map<string, string>(); // tool_call_id → `name(arguments)`, for the results
+  let lastCall = ''; // a legacy function_call, answered by the next `function` message
+  // Tool results join the question they answer: what a call returned, then the question, in one user turn. The
+  // model then answers from them; shown its own call and a result turn after it, it repeated the call as text.
+  let asked: { turn: LocalChatMessage; question: string; facts: string[] } | undefined;
   request.messages.forEach((message, m) => {
     if (message.role === 'tool' || message.role === 'function') {
-      const name = message.role === 'function' ? message.name : callNames.get(message.tool_call_id ?? '');
-      results.push(`Result of ${name ?? 'the tool'}: ${textOf(message, m)}`);
+      const call =
+        message.role === 'function' ? lastCall || (message.name ?? 'the tool') : calls.get(message.tool_call_id ?? '');
+      const fact = `${call ?? 'the tool'} returned: ${textOf(message, m)}`;
+      if (!asked || rendered[rendered.length - 1] !== asked.turn) {
+        asked = { turn: { role: 'user', content: '' }, question: '', facts: [] };
+        rendered.push(asked.turn);
+      }
+      asked.facts.push(fact);
+      asked.turn.content = withFacts(asked.question, asked.facts);
       return;
     }
-    flushResults();
     switch (message.role) {
       case 'system':
       case 'developer':
         rendered.push({ role: 'system', content: textOf(message, m) });
         return;
-      case 'user':
-        rendered.push({ role: 'user', content: textOf(message, m) });
+      case 'user': {
+        const turn: LocalChatMessage = { role: 'user', content: textOf(message, m) };
+        asked = { turn, question: turn.content, facts: [] };
+        rendered.push(turn);
         return;
+      }
       case 'assistant': {
-        for (const call of message.tool_calls ?? []) callNames.set(call.id, call.function.name);
-        const calls = [...(message.tool_calls ?? []).map((call) => call.function)];
-        if (message.function_call) calls.push(message.function_call);
+        for (const call of message.tool_calls ?? []) calls.set(call.id, callText(call.function));
+        if (message.function_call) lastCall = callText(message.function_call);
+        // Calls are not a turn of their own: their results carry them into the question's turn.
         const text = textOf(message, m) || (message.refusal ?? '');
-        const content = [text, calls.length > 0 ? renderCalls(calls) : ''].filter(Boolean).join('\n');
-        rendered.push({ role: 'assistant', content });
+        if (text) rendered.push({ role: 'assistant', content: text });
         return;
       }
       default:
@@ -50,7 +55,6 @@ export function renderPrompt(request: ChatRequestBody, plan: ToolPlan): LocalCha
         );
     }
   });
-  flushResults();
   const instructions = answerInstructions(plan, request.response_format);
   if (!instructions) return rendered;
   if (rendered[0]?.role === 'system') {
@@ -59,9 +63,17 @@ export function renderPrompt(request: ChatRequestBody, plan: ToolPlan): LocalCha
   return [{ role: 'system', content: instructions }, ...rendered];
 }
 
-/** Calls as the model writes them: `[{"name": …, "arguments": {…}}]`. */
-function renderCalls(calls: { name: string; arguments: string }[]): string {
-  return JSON.stringify(calls.map((call) => ({ name: call.name, arguments: parsedOrText(call.arguments) })));
+/** `get_weather({"city":"Paris"})`: a call as its result is introduced. */
+function callText(call: { name: string; arguments: string }): string {
+  const args = parsedOrText(call.arguments);
+  return `${call.name}(${typeof args === 'string' ? args : JSON.stringify(args)})`;
+}
+
+// Of the wordings tried on SmolLM2-135M (docs/decisions/local-engine.md), the question first, then the results,
+// then the ask, answered from the result most often, JSON results included.
+function withFacts(question: string, facts: string[]): string {
+  const ask = 'Answer the question using this information.';
+  return question ? `${question}\n\n${facts.join('\n')}\n${ask}` : `${facts.join('\n')}\n${ask}`;
 }
 
 /** The system turn's words on what to answer: the tools and their format, or the JSON asked for. */
