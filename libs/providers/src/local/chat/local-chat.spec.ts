@@ -179,6 +179,34 @@ describe('the local engine’s Chat Completions (real model)', () => {
   );
 
   it(
+    'answers from the result, not with its call again, as LangChain’s bind_tools loop sends it',
+    async () => {
+      // LangChain Python's second turn: the assistant's call with empty content, then the tool's text.
+      const answer = await chat({
+        messages: [
+          { role: 'user', content: 'What is the weather in Paris?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny, 21 degrees in Paris' },
+        ],
+        tools: [weather],
+        temperature: 0,
+        max_tokens: 40,
+      });
+      const [choice] = answer.choices;
+      expect(choice.message.tool_calls).toBeUndefined();
+      expect(choice.message.content).not.toContain('get_weather');
+      expect(choice.message.content).toMatch(/sunny/i);
+    },
+    SLOW,
+  );
+
+  it(
     'answers in text once the last message is the tool’s result (auto)',
     async () => {
       const answer = await chat({
