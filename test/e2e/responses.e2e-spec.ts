@@ -1,6 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { EnvSource } from '@gateway/common';
-import { TasksRepository } from '@gateway/db';
+import { TaskRecord, TasksRepository } from '@gateway/db';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -57,6 +57,38 @@ const TARGETS: Target[] = [
   },
 ];
 
+/**
+ * Each HTTP call the client made (`taskIds`, from the x-task-id header) is one succeeded task record with its usage and
+ * its cost; the records, in call order.
+ */
+async function expectRecords(
+  api: RunningApi,
+  appId: string,
+  taskIds: string[],
+  calls: number,
+  nanos: Target['nanos'],
+): Promise<TaskRecord[]> {
+  expect(taskIds).toHaveLength(calls);
+  const records: TaskRecord[] = [];
+  for (const taskId of taskIds) {
+    const record = await waitFor(
+      () => api.app.get(TasksRepository).findForApp(taskId, appId),
+      (found) => found !== null,
+      `the record of ${taskId}`,
+    );
+    const { prompt_tokens: prompt, completion_tokens: completion } = record!.usage as Record<string, number>;
+    expect(prompt).toBeGreaterThan(0);
+    expect(completion).toBeGreaterThan(0);
+    expect(record).toMatchObject({
+      status: 'succeeded',
+      endpoint: 'responses',
+      costNanos: prompt * nanos.prompt + completion * nanos.completion,
+    });
+    records.push(record!);
+  }
+  return records;
+}
+
 /** Short answers: the local model runs on the test machine's CPU. 16 is OpenAI's least max_output_tokens. */
 const SHORT = { temperature: 0, max_output_tokens: 16 } as const;
 
@@ -95,25 +127,7 @@ describe.each(TARGETS)('Responses API clients, unchanged, against $name', (targe
     taskIds = [];
   });
 
-  /** Each HTTP call the client made is one succeeded task record with its usage and its cost. */
-  async function expectOneRecordPerCall(calls: number): Promise<void> {
-    expect(taskIds).toHaveLength(calls);
-    for (const taskId of taskIds) {
-      const record = await waitFor(
-        () => api.app.get(TasksRepository).findForApp(taskId, appId),
-        (found) => found !== null,
-        `the record of ${taskId}`,
-      );
-      const { prompt_tokens: prompt, completion_tokens: completion } = record!.usage as Record<string, number>;
-      expect(prompt).toBeGreaterThan(0);
-      expect(completion).toBeGreaterThan(0);
-      expect(record).toMatchObject({
-        status: 'succeeded',
-        endpoint: 'responses',
-        costNanos: prompt * target.nanos.prompt + completion * target.nanos.completion,
-      });
-    }
-  }
+  const expectOneRecordPerCall = (calls: number) => expectRecords(api, appId, taskIds, calls, target.nanos);
 
   it('answers client.responses.create with a response object, its text, usage and id from the task', async () => {
     const response = await client.responses.create({
@@ -532,5 +546,249 @@ describe('POST /v1/responses through the strict OpenAI fake', () => {
     expect(response.body.error).toMatchObject({ code, param });
     expect(response.headers.get('x-task-id')).toBeNull();
     expect(upstream.calls).toHaveLength(0);
+  });
+});
+
+/**
+ * A route whose upstream has the Responses endpoint (catalog `responses: true`, test/fixtures/models.yaml
+ * x-chat-responses): the client's request goes there as it sent it, less what the gateway keeps (store, metadata, its
+ * ids), and the answer comes back as the gateway's response, as a translated one would.
+ */
+describe('POST /v1/responses passed through to an upstream with the endpoint', () => {
+  const upstream = new OpenAiFake();
+  const broken = new OpenAiFake();
+  const model = 'x-chat-responses';
+  const nanos = { prompt: 800, completion: 2_000 };
+  let api: RunningApi;
+  let worker: RunningWorker;
+  let apiKey: string;
+  let appId: string;
+  let taskIds: string[];
+  let client: OpenAI;
+  let provider: ReturnType<typeof createOpenAI>;
+
+  const noting: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const taskId = response.headers.get('x-task-id');
+    if (taskId) taskIds.push(taskId);
+    return response;
+  };
+  /** The gateway's id of a task's response, or of its output item `index`. */
+  const responseId = (taskId: string) => `resp_${taskId.slice('task_'.length)}`;
+  const itemId = (taskId: string, kind: 'msg' | 'fc', index: number) =>
+    `${kind}_${taskId.slice('task_'.length)}_${index}`;
+  /** Every input item the upstream was sent, over all its Responses calls. */
+  const itemsSent = () =>
+    upstream.calls.flatMap((call) => (Array.isArray(call.body.input) ? (call.body.input as object[]) : []));
+
+  const weather = {
+    type: 'function' as const,
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
+    strict: true,
+  };
+
+  beforeAll(async () => {
+    await Promise.all([upstream.start(), broken.start()]);
+    const env = testEnv({
+      UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl,
+      UPSTREAM_PRIMARY_API_KEY: 'upstream-secret',
+      UPSTREAM_BROKEN_BASE_URL: broken.baseUrl,
+    });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    ({ apiKey, appId } = await createApplication(api));
+    const baseURL = `${api.url}/v1`;
+    client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: noting });
+    provider = createOpenAI({ apiKey, baseURL, fetch: noting });
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await Promise.all([upstream.stop(), broken.stop()]);
+  });
+
+  beforeEach(() => {
+    taskIds = [];
+    upstream.reset();
+    broken.reset();
+  });
+
+  it('sends the upstream’s /v1/responses what the client sent, less store and metadata, and answers with the gateway’s ids', async () => {
+    const input = [{ role: 'user' as const, content: [{ type: 'input_text' as const, text: 'hello there' }] }];
+    const response = await client.responses.create({
+      model,
+      instructions: 'be brief',
+      input,
+      max_output_tokens: 50,
+      temperature: 0.2,
+      metadata: { ticket: '42' },
+      user: 'u-1',
+    });
+    expect(upstream.calls.map((call) => call.path)).toEqual(['/v1/responses']);
+    expect(upstream.calls[0].body).toEqual({
+      model: 'gpt-test',
+      instructions: 'be brief',
+      input,
+      max_output_tokens: 50,
+      temperature: 0.2,
+      user: 'u-1',
+      store: false,
+    });
+    const [taskId] = taskIds;
+    expect(response).toMatchObject({
+      id: responseId(taskId),
+      object: 'response',
+      status: 'completed',
+      model,
+      store: true,
+      metadata: { ticket: '42' },
+      temperature: 0.2,
+      output: [{ type: 'message', id: itemId(taskId, 'msg', 0), role: 'assistant' }],
+    });
+    expect(response.output_text).toBe('echo: hello there');
+    const [record] = await expectRecords(api, appId, taskIds, 1, nanos);
+    expect(record.usage).toMatchObject({
+      prompt_tokens: response.usage!.input_tokens,
+      completion_tokens: response.usage!.output_tokens,
+    });
+    expect(record.upstream).toEqual([expect.objectContaining({ route: 'primary:gpt-test', outcome: 'ok' })]);
+    const task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
+    expect(task.body.result).toEqual(JSON.parse(JSON.stringify({ ...response, output_text: undefined })));
+  });
+
+  it('relays the upstream’s stream in order, with the gateway’s ids and sequence numbers', async () => {
+    const stream = await client.responses.create({ model, input: 'Name a colour.', stream: true });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    expect(upstream.calls[0]).toMatchObject({
+      path: '/v1/responses',
+      body: { model: 'gpt-test', input: 'Name a colour.', stream: true, store: false },
+    });
+    const [taskId] = taskIds;
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      ...events.slice(4, -4).map(() => 'response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ response: { id: responseId(taskId), model, status: 'in_progress' } });
+    const deltas = events.filter((event) => event.type === 'response.output_text.delta');
+    expect(deltas.every((event) => event.item_id === itemId(taskId, 'msg', 0))).toBe(true);
+    expect(deltas.map((event) => event.delta).join('')).toBe('echo: Name a colour.');
+    const last = events[events.length - 1] as OpenAI.Responses.ResponseCompletedEvent;
+    expect(last.response).toMatchObject({ id: responseId(taskId), output: [{ id: itemId(taskId, 'msg', 0) }] });
+    await expectRecords(api, appId, taskIds, 1, nanos);
+    const task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
+    expect(task.body.result).toEqual(JSON.parse(JSON.stringify(last.response)));
+  });
+
+  it('continues from previous_response_id by sending the conversation it names as items, without the gateway’s ids', async () => {
+    const call = await client.responses.create({ model, input: 'Use get_weather for Paris.', tools: [weather] });
+    const functionCall = call.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    expect(functionCall).toMatchObject({ type: 'function_call', id: itemId(taskIds[0], 'fc', 0), name: 'get_weather' });
+    const answer = await client.responses.create({
+      model,
+      previous_response_id: call.id,
+      input: [{ type: 'function_call_output', call_id: functionCall.call_id, output: 'sunny, 21 °C' }],
+      tools: [weather],
+    });
+    expect(answer.output_text).toBe('echo: Use get_weather for Paris.; get_weather returned sunny, 21 °C');
+    expect(answer.previous_response_id).toBe(call.id);
+    const second = upstream.calls[1].body;
+    expect(second).not.toHaveProperty('previous_response_id');
+    expect(second.input).toEqual([
+      { role: 'user', content: 'Use get_weather for Paris.' },
+      {
+        type: 'function_call',
+        status: 'completed',
+        call_id: functionCall.call_id,
+        name: 'get_weather',
+        arguments: functionCall.arguments,
+      },
+      { type: 'function_call_output', call_id: functionCall.call_id, output: 'sunny, 21 °C' },
+    ]);
+    await expectRecords(api, appId, taskIds, 2, nanos);
+  });
+
+  it('runs the Vercel AI SDK’s tool loop, plain and streamed, with its item references expanded for the upstream', async () => {
+    const tools = {
+      get_weather: tool({
+        description: 'The weather in a city',
+        inputSchema: jsonSchema<{ city: string }>(weather.parameters as never),
+        execute: async ({ city }) => `sunny in ${city}`,
+      }),
+    };
+    const plain = await generateText({
+      model: provider(model),
+      prompt: 'Use get_weather for Rome.',
+      tools,
+      stopWhen: stepCountIs(2),
+      maxRetries: 0,
+    });
+    expect(plain.steps[0].toolCalls[0]).toMatchObject({ toolName: 'get_weather' });
+    expect(plain.text).toMatch(/^echo: Use get_weather for Rome\.; get_weather returned "?sunny in /);
+    expect(plain.response.id).toBe(responseId(taskIds[1]));
+    const streamed = streamText({
+      model: provider(model),
+      prompt: 'Use get_weather for Lima.',
+      tools,
+      stopWhen: stepCountIs(2),
+      maxRetries: 0,
+    });
+    expect(await streamed.text).toMatch(/^echo: Use get_weather for Lima\.; get_weather returned "?sunny in /);
+    expect(upstream.calls.map((call) => call.path)).toEqual(Array(4).fill('/v1/responses'));
+    // The SDK sends its earlier call back by the gateway's id (an item_reference); the upstream gets the item itself.
+    expect(itemsSent()).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'get_weather' }));
+    expect(itemsSent().filter((item) => 'id' in item || (item as { type?: string }).type === 'item_reference')).toEqual(
+      [],
+    );
+    await expectRecords(api, appId, taskIds, 4, nanos);
+  });
+
+  it('falls back from a failing Responses upstream to a chat-only route, translated, plain and streamed', async () => {
+    broken.failNext({ times: 100, status: 500 });
+    const fallback = 'x-chat-responses-fallback';
+    const response = await client.responses.create({ model: fallback, instructions: 'be brief', input: 'hello' });
+    expect(response).toMatchObject({ id: responseId(taskIds[0]), model: fallback, status: 'completed' });
+    expect(response.output_text).toBe('echo: hello');
+    const stream = await client.responses.create({ model: fallback, input: 'again', stream: true });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'response.completed',
+      response: { id: responseId(taskIds[1]), output: [{ id: itemId(taskIds[1], 'msg', 0) }] },
+    });
+    // Three tries each (UPSTREAM_RETRIES 2) on the Responses upstream, then the chat route.
+    expect(broken.calls.map((call) => call.path)).toEqual(Array(6).fill('/v1/responses'));
+    expect(upstream.calls.map((call) => [call.path, call.body.messages])).toEqual([
+      [
+        '/v1/chat/completions',
+        [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hello' },
+        ],
+      ],
+      ['/v1/chat/completions', [{ role: 'user', content: 'again' }]],
+    ]);
+    const records = await expectRecords(api, appId, taskIds, 2, nanos);
+    const failed = expect.objectContaining({ route: 'broken:gpt-test', outcome: 'retryable', status: 500 });
+    expect(records[0].upstream).toEqual([
+      failed,
+      failed,
+      failed,
+      expect.objectContaining({ route: 'primary:gpt-test', outcome: 'ok' }),
+    ]);
   });
 });
