@@ -19,7 +19,7 @@ models:
     routes:
       - { provider: openai-compatible, upstream: narrow, model: qwen-plus, features: [tools, json_object, n] }
       - { provider: openai-compatible, upstream: missing, model: gpt-4o, features: [audio_output] }
-      - { provider: openai-compatible, upstream: wide, model: gpt-4o-mini, features: [tools, logprobs, logit_bias] }
+      - { provider: openai-compatible, upstream: wide, model: gpt-4o-mini, features: [tools, logprobs, logit_bias], responses: true }
   - id: chat-unrouted
     capability: chat
     created: 2025-02-01
@@ -71,7 +71,8 @@ describe('GET /v1/models and GET /v1/models/{id}', () => {
       features: ['tools', 'json_object', 'logprobs', 'n', 'logit_bias'],
       routes: [
         { provider: 'openai-compatible', features: ['tools', 'json_object', 'n'] },
-        { provider: 'openai-compatible', features: ['tools', 'logprobs', 'logit_bias'] },
+        // This route's upstream takes POST /v1/responses as sent.
+        { provider: 'openai-compatible', features: ['tools', 'logprobs', 'logit_bias'], responses: true },
       ],
     });
   });

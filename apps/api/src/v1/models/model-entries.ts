@@ -23,8 +23,11 @@ export interface ModelEntry {
   limits: ModelLimits;
   /** Chat: every feature at least one configured route honours, in CHAT_FEATURES order. */
   features?: ChatFeature[];
-  /** Chat: the configured routes in fallback order, each with the features it honours. */
-  routes?: { provider: ProviderName; features: ChatFeature[] }[];
+  /**
+   * Chat: the configured routes in fallback order, each with the features it honours, and `responses` where its
+   * upstream takes POST /v1/responses as sent rather than translated to chat.
+   */
+  routes?: { provider: ProviderName; features: ChatFeature[]; responses?: true }[];
 }
 
 /** Every model and alias of the catalog, each alias right after its model. */
@@ -63,7 +66,11 @@ function entryOf(catalog: CatalogService, model: ModelSpec): ModelEntry {
       ? {
           // A feature counts when some reachable route honours it: the router sends such a request only there.
           features: CHAT_FEATURES.filter((feature) => routes.some((route) => route.features?.includes(feature))),
-          routes: routes.map((route) => ({ provider: route.provider, features: route.features ?? [] })),
+          routes: routes.map((route) => ({
+            provider: route.provider,
+            features: route.features ?? [],
+            ...(route.responses ? { responses: true as const } : {}),
+          })),
         }
       : {}),
   };
