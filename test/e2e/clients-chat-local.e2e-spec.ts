@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { TasksRepository } from '@gateway/db';
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
@@ -9,24 +8,11 @@ import { generateObject, generateText, LanguageModel, stepCountIs, streamText, t
 import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
-import {
-  createApplication,
-  getJson,
-  ROOT,
-  RunningApi,
-  RunningWorker,
-  startApi,
-  startWorker,
-  testEnv,
-  waitFor,
-} from '../helpers/gateway';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensureModels } = require('../../scripts/models.js') as {
-  ensureModels: (options: { root: string }) => Promise<unknown>;
-};
+import { createApplication, ROOT, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { ensureLocalModels, expectOneTaskPerCall } from '../helpers/client-calls';
 
 const MODEL = 'smollm2-135m-instruct';
+const FREE = { prompt: 0, completion: 0 };
 const Weather = z.object({ city: z.string().describe('the city') });
 // Within what the local grammar enforces (docs/decisions/local-engine.md): lengths and counts bound the tokens.
 const Person = z.object({
@@ -62,7 +48,7 @@ describe('chat clients, unchanged, against the local engine', () => {
   };
 
   beforeAll(async () => {
-    await ensureModels({ root: ROOT });
+    await ensureLocalModels();
     const env = testEnv({ LOCAL_MODELS: 'on', LOCAL_MODELS_DIR: join(ROOT, '.data', 'models') });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey, appId } = await createApplication(api));
@@ -76,28 +62,6 @@ describe('chat clients, unchanged, against the local engine', () => {
   beforeEach(() => {
     taskIds = [];
   });
-
-  /** Every HTTP call the client made is one task, succeeded, its record holding the usage (the model is free). */
-  async function expectOneTaskPerCall(calls: number): Promise<void> {
-    expect(taskIds).toHaveLength(calls);
-    for (const taskId of taskIds) {
-      const view = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
-      const { prompt_tokens: prompt, completion_tokens: completion } = view.body.usage;
-      expect(prompt).toBeGreaterThan(0);
-      expect(completion).toBeGreaterThan(0);
-      expect(view.body).toMatchObject({ status: 'succeeded', endpoint: 'chat.completions', model: MODEL, cost: 0 });
-      const record = await waitFor(
-        () => api.app.get(TasksRepository).findForApp(taskId, appId),
-        (found) => found !== null,
-        `the record of ${taskId}`,
-      );
-      expect(record).toMatchObject({
-        status: 'succeeded',
-        usage: { prompt_tokens: prompt, completion_tokens: completion },
-        costNanos: 0,
-      });
-    }
-  }
 
   describe('openai 6', () => {
     let client: OpenAI;
@@ -121,7 +85,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         const second = await client.chat.completions.create({ ...settings, messages });
         expect(second.choices[0].message.tool_calls).toBeUndefined();
         expect(second.choices[0].message.content).toMatch(/sunny/i);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -145,7 +113,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         expect(called[0].name).toBe('get_weather');
         expect(Weather.parse(JSON.parse(called[0].arguments))).toEqual({ city: 'Paris' });
         expect((await runner.totalUsage()).completion_tokens).toBeGreaterThan(0);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -163,7 +135,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         expect(completion.choices[0].finish_reason).toBe('stop');
         const person = completion.choices[0].message.parsed;
         expect(Person.parse(person)).toEqual(person);
-        await expectOneTaskPerCall(1);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 1,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -198,7 +174,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         const answer = await withTools.invoke([question, asked, result]);
         expect(answer.tool_calls).toEqual([]);
         expect(answer.content).toMatch(/sunny/i);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -216,7 +196,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         let text = '';
         for await (const chunk of await withTools.stream([question, asked!, result])) text += chunk.content as string;
         expect(text).toMatch(/sunny/i);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -235,7 +219,11 @@ describe('chat clients, unchanged, against the local engine', () => {
         }).withStructuredOutput(Person, { name: 'person' });
         const invented = await structured.invoke('Invent a person: a name, an age and up to three hobbies.');
         expect(Person.parse(invented)).toEqual(invented);
-        await expectOneTaskPerCall(1);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 1,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -280,7 +268,11 @@ describe('chat clients, unchanged, against the local engine', () => {
           expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
         ]);
         expect(result.text).toMatch(/sunny/i);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -304,7 +296,11 @@ describe('chat clients, unchanged, against the local engine', () => {
           expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
         ]);
         expect((await result.totalUsage).outputTokens).toBeGreaterThan(0);
-        await expectOneTaskPerCall(2);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 2,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );
@@ -320,7 +316,11 @@ describe('chat clients, unchanged, against the local engine', () => {
           maxOutputTokens: 120,
         });
         expect(Person.parse(object)).toEqual(object);
-        await expectOneTaskPerCall(1);
+        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+          calls: 1,
+          endpoint: 'chat.completions',
+          prices: FREE,
+        });
       },
       SLOW,
     );

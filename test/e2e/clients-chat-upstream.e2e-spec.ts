@@ -1,6 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { TasksRepository } from '@gateway/db';
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
@@ -9,16 +8,8 @@ import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { OpenAiFake } from '../fakes/openai-fake';
-import {
-  createApplication,
-  getJson,
-  RunningApi,
-  RunningWorker,
-  startApi,
-  startWorker,
-  testEnv,
-  waitFor,
-} from '../helpers/gateway';
+import { createApplication, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { expectOneTaskPerCall as expectOneCallPerTask } from '../helpers/client-calls';
 
 // x-chat (test/fixtures/models.yaml) routes to the strict fake as OpenAI, model gpt-test, at 800 nanos a prompt
 // token and 2,000 a completion token.
@@ -83,34 +74,12 @@ describe('chat clients, unchanged, against the strict OpenAI fake as upstream', 
    * and messages unchanged.
    */
   async function expectOneTaskPerCall(calls: number): Promise<void> {
-    expect(taskIds).toHaveLength(calls);
     expect(fake.calls).toHaveLength(calls);
     sent.forEach((body, i) => {
       const { stream: _stream, stream_options: _options, ...asSent } = body;
       expect(upstreamBodies()[i]).toMatchObject({ ...asSent, model: 'gpt-test' });
     });
-    for (const taskId of taskIds) {
-      const view = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
-      const { prompt_tokens: prompt, completion_tokens: completion } = view.body.usage;
-      expect(prompt).toBeGreaterThan(0);
-      expect(completion).toBeGreaterThan(0);
-      expect(view.body).toMatchObject({
-        status: 'succeeded',
-        endpoint: 'chat.completions',
-        model: 'x-chat',
-        cost: (PRICE.prompt * prompt + PRICE.completion * completion) / 1e9,
-      });
-      const record = await waitFor(
-        () => api.app.get(TasksRepository).findForApp(taskId, appId),
-        (found) => found !== null,
-        `the record of ${taskId}`,
-      );
-      expect(record).toMatchObject({
-        status: 'succeeded',
-        usage: { prompt_tokens: prompt, completion_tokens: completion },
-        costNanos: PRICE.prompt * prompt + PRICE.completion * completion,
-      });
-    }
+    await expectOneCallPerTask({ api, apiKey, appId }, taskIds, { calls, endpoint: 'chat.completions', prices: PRICE });
   }
 
   describe('openai 6', () => {

@@ -1,27 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { TasksRepository } from '@gateway/db';
 import { EnvSource } from '@gateway/common';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import { cosineSimilarity, embed, embedMany } from 'ai';
 import { join } from 'node:path';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
-import {
-  createApplication,
-  getJson,
-  ROOT,
-  RunningApi,
-  RunningWorker,
-  startApi,
-  startWorker,
-  testEnv,
-  waitFor,
-} from '../helpers/gateway';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensureModels } = require('../../scripts/models.js') as {
-  ensureModels: (options: { root: string }) => Promise<unknown>;
-};
+import { createApplication, ROOT, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { ensureLocalModels, expectOneTaskPerCall } from '../helpers/client-calls';
 
 /** Short, varied sentences, different from each other, as a document set is. */
 function documents(count: number): string[] {
@@ -64,7 +49,7 @@ const TARGETS: Target[] = [
     dimensions: 384,
     nanosPerToken: 0,
     async start() {
-      await ensureModels({ root: ROOT });
+      await ensureLocalModels();
       return {
         LOCAL_MODELS: 'on',
         LOCAL_MODELS_DIR: join(ROOT, '.data', 'models'),
@@ -119,29 +104,15 @@ describe.each(TARGETS)('embedding clients, unchanged, against $name', (target) =
   beforeEach(() => {
     taskIds = [];
   });
-
   /** Each HTTP call the client made is one task record, succeeded, with its usage and its cost. */
   async function expectOneRecordPerCall(calls: number): Promise<{ promptTokens: number }[]> {
-    expect(taskIds).toHaveLength(calls);
-    return Promise.all(
-      taskIds.map(async (taskId) => {
-        const view = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
-        const tokens: number = view.body.usage.prompt_tokens;
-        expect(tokens).toBeGreaterThan(0);
-        expect(view.body).toMatchObject({ status: 'succeeded', cost: (tokens * target.nanosPerToken) / 1e9 });
-        const record = await waitFor(
-          () => api.app.get(TasksRepository).findForApp(taskId, appId),
-          (found) => found !== null,
-          `the record of ${taskId}`,
-        );
-        expect(record).toMatchObject({
-          status: 'succeeded',
-          usage: { prompt_tokens: tokens },
-          costNanos: tokens * target.nanosPerToken,
-        });
-        return { promptTokens: tokens };
-      }),
-    );
+    const records = await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
+      calls,
+      endpoint: 'embeddings',
+      prices: { prompt: target.nanosPerToken },
+      completions: false,
+    });
+    return records.map((record) => ({ promptTokens: record.usage!.prompt_tokens }));
   }
 
   /** The vectors are the target's for each text, in order. */

@@ -2,12 +2,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { extendPrompt } from '@gateway/imaging';
 import { createApplication, postJson, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { ensureLocalModels } from '../helpers/client-calls';
 import { dataUri, editBody, solidPng } from '../helpers/images';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensureModels } = require('../../scripts/models.js') as {
-  ensureModels: (options: { root: string }) => Promise<unknown>;
-};
 
 /** Ten (anchor, paraphrase, unrelated) triples written for this test. */
 const TRIPLES: [string, string, string][] = [
@@ -62,7 +58,7 @@ describe('local models through the gateway', () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    await ensureModels({ root: ROOT });
+    await ensureLocalModels();
     const env = testEnv({ LOCAL_MODELS: 'on', LOCAL_MODELS_DIR: join(ROOT, '.data', 'models') });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey } = await createApplication(api));
