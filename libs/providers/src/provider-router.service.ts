@@ -220,12 +220,17 @@ export class ProviderRouter {
 
   /**
    * `respond`, streamed: a route with the Responses endpoint hands its events to `onEvent`, any other its chat chunks
-   * to `onChunk`. Once either has been handed on, a failure ends the stream, as in streamChat.
+   * to `onChunk`. Once either has sent something on, a failure ends the stream, as in streamChat; a handler answers
+   * false for what it held back (the opening events wait for the first item), which leaves the route's failure free
+   * to fall back.
    */
   streamRespond(
     modelId: string,
     call: RespondCall,
-    relay: { onEvent: (event: ResponsesStreamEvent) => Promise<void>; onChunk: (chunk: ChatChunk) => Promise<void> },
+    relay: {
+      onEvent: (event: ResponsesStreamEvent) => Promise<boolean>;
+      onChunk: (chunk: ChatChunk) => Promise<boolean>;
+    },
     signal: AbortSignal,
     attempts?: UpstreamAttempt[],
   ): Promise<RoutedAnswer<RespondAnswer>> {
@@ -416,15 +421,15 @@ export class ProviderRouter {
 
 /**
  * Counts what a stream handed on to the caller. Once anything was, a failure ends the stream (UpstreamError) instead
- * of being retried or sent to another route, which would repeat what the client already has.
+ * of being retried or sent to another route, which would repeat what the client already has. A handler that answers
+ * false held its item back, so it does not count.
  */
 class HandedOn {
   private count = 0;
 
-  counting<T>(onItem: (item: T) => Promise<void>): (item: T) => Promise<void> {
+  counting<T>(onItem: (item: T) => Promise<boolean | void>): (item: T) => Promise<void> {
     return async (item) => {
-      await onItem(item);
-      this.count++;
+      if ((await onItem(item)) !== false) this.count++;
     };
   }
 

@@ -146,8 +146,14 @@ describe('an upstream’s Responses stream relayed as the task’s own', () => {
     });
   });
 
-  it('sends nothing before the first item, so an early failure is still an HTTP error', async () => {
-    const { sentBeforeEnd } = await relay(upstreamEvents.slice(0, 2), answer);
+  it('sends nothing before the first item, and says so, so an early failure can still fall back or be an HTTP error', async () => {
+    const stream = new PassedThroughEventStream(job, async () => {
+      throw new Error('nothing should be appended');
+    });
+    expect(await stream.add(upstreamEvents[0])).toBe(false);
+    expect(await stream.add(upstreamEvents[1])).toBe(false);
+    const { sentBeforeEnd } = await relay(upstreamEvents.slice(0, 5), answer);
+    // The reasoning item's events are left out too.
     expect(sentBeforeEnd).toBe(0);
   });
 

@@ -33,8 +33,9 @@ export class PassedThroughEventStream {
     this.events = new ResponseEventWriter(job, append);
   }
 
-  async add(event: ResponsesStreamEvent): Promise<void> {
-    if (FRAMING_EVENTS.has(event.type)) return;
+  /** One upstream event; answers whether it went out (the framing and left-out items' events do not). */
+  async add(event: ResponsesStreamEvent): Promise<boolean> {
+    if (FRAMING_EVENTS.has(event.type)) return false;
     const { type, sequence_number: _upstreamSequence, ...fields } = event;
     if (typeof event.output_index === 'number') {
       const prefix = type === 'response.output_item.added' ? idPrefixOf(event.item) : undefined;
@@ -43,7 +44,7 @@ export class PassedThroughEventStream {
         this.items.set(event.output_index, { index, id: outputItemId(this.job.taskId, prefix, index) });
       }
       const ours = this.items.get(event.output_index);
-      if (!ours) return;
+      if (!ours) return false;
       fields.output_index = ours.index;
       if ('item_id' in fields) fields.item_id = ours.id;
       if (typeof fields.item === 'object' && fields.item !== null) fields.item = { ...fields.item, id: ours.id };
@@ -51,6 +52,7 @@ export class PassedThroughEventStream {
     if ('response' in fields) fields.response = responseObject(this.job, { status: 'in_progress' });
     await this.events.open();
     await this.events.emit(type, fields);
+    return true;
   }
 
   /** The stream ended: sends the whole response, which it answers. */

@@ -11,6 +11,11 @@ export class ResponseEventWriter {
   private sequence = 0;
   private opened = false;
 
+  /** How many events have been written so far. */
+  get sent(): number {
+    return this.sequence;
+  }
+
   constructor(
     private readonly job: ResponsesTask,
     private readonly append: (entry: StreamEntry) => Promise<void>,

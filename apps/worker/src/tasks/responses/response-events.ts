@@ -43,14 +43,19 @@ export class ResponseEventStream {
     this.events = new ResponseEventWriter(job, append);
   }
 
-  /** One chat chunk: the first choice's text, refusal and tool-call deltas become events. */
-  async add(chunk: ChatChunk): Promise<void> {
+  /**
+   * One chat chunk: the first choice's text, refusal and tool-call deltas become events. Answers whether any event
+   * went out (a chunk with only the role sends none).
+   */
+  async add(chunk: ChatChunk): Promise<boolean> {
+    const before = this.events.sent;
     const delta = chunk.choices?.find((choice) => (choice.index ?? 0) === 0)?.delta;
-    if (!delta) return;
+    if (!delta) return false;
     if (typeof delta.content === 'string' && delta.content) await this.text('output_text', delta.content);
     if (typeof delta.refusal === 'string' && delta.refusal) await this.text('refusal', delta.refusal);
     if (Array.isArray(delta.tool_calls))
       for (const call of delta.tool_calls as ToolCallDelta[]) await this.toolCall(call);
+    return this.events.sent > before;
   }
 
   /** The stream ended: closes what is open and sends the whole response, which it answers. */
