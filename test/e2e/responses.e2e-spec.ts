@@ -1,10 +1,10 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { EnvSource } from '@gateway/common';
-import { TaskRecord, TasksRepository } from '@gateway/db';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { OpenAiFake } from '../fakes/openai-fake';
+import { ensureLocalModels, expectOneTaskPerCall } from '../helpers/client-calls';
 import {
   createApplication,
   getJson,
@@ -17,11 +17,6 @@ import {
   testEnv,
   waitFor,
 } from '../helpers/gateway';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ensureModels } = require('../../scripts/models.js') as {
-  ensureModels: (options: { root: string }) => Promise<unknown>;
-};
 
 interface Target {
   name: string;
@@ -40,7 +35,7 @@ const TARGETS: Target[] = [
     model: 'smollm2-135m-instruct',
     nanos: { prompt: 0, completion: 0 },
     async start() {
-      await ensureModels({ root: ROOT });
+      await ensureLocalModels();
       return { LOCAL_MODELS: 'on', LOCAL_MODELS_DIR: join(ROOT, '.data', 'models') };
     },
     async stop() {},
@@ -56,38 +51,6 @@ const TARGETS: Target[] = [
     stop: () => fake.stop(),
   },
 ];
-
-/**
- * Each HTTP call the client made (`taskIds`, from the x-task-id header) is one succeeded task record with its usage and
- * its cost; the records, in call order.
- */
-async function expectRecords(
-  api: RunningApi,
-  appId: string,
-  taskIds: string[],
-  calls: number,
-  nanos: Target['nanos'],
-): Promise<TaskRecord[]> {
-  expect(taskIds).toHaveLength(calls);
-  const records: TaskRecord[] = [];
-  for (const taskId of taskIds) {
-    const record = await waitFor(
-      () => api.app.get(TasksRepository).findForApp(taskId, appId),
-      (found) => found !== null,
-      `the record of ${taskId}`,
-    );
-    const { prompt_tokens: prompt, completion_tokens: completion } = record!.usage as Record<string, number>;
-    expect(prompt).toBeGreaterThan(0);
-    expect(completion).toBeGreaterThan(0);
-    expect(record).toMatchObject({
-      status: 'succeeded',
-      endpoint: 'responses',
-      costNanos: prompt * nanos.prompt + completion * nanos.completion,
-    });
-    records.push(record!);
-  }
-  return records;
-}
 
 /** Short answers: the local model runs on the test machine's CPU. 16 is OpenAI's least max_output_tokens. */
 const SHORT = { temperature: 0, max_output_tokens: 16 } as const;
@@ -127,7 +90,9 @@ describe.each(TARGETS)('Responses API clients, unchanged, against $name', (targe
     taskIds = [];
   });
 
-  const expectOneRecordPerCall = (calls: number) => expectRecords(api, appId, taskIds, calls, target.nanos);
+  /** Each HTTP call the client made is one succeeded task with its usage and cost. */
+  const expectOneRecordPerCall = (calls: number) =>
+    expectOneTaskPerCall({ api, apiKey, appId }, taskIds, { calls, endpoint: 'responses', prices: target.nanos });
 
   it('answers client.responses.create with a response object, its text, usage and id from the task', async () => {
     const response = await client.responses.create({
@@ -577,6 +542,9 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
   const responseId = (taskId: string) => `resp_${taskId.slice('task_'.length)}`;
   const itemId = (taskId: string, kind: 'msg' | 'fc', index: number) =>
     `${kind}_${taskId.slice('task_'.length)}_${index}`;
+  /** Each HTTP call the client made is one succeeded task with its usage and cost; the records, in call order. */
+  const expectRecords = (calls: number) =>
+    expectOneTaskPerCall({ api, apiKey, appId }, taskIds, { calls, endpoint: 'responses', prices: nanos });
   /** Every input item the upstream was sent, over all its Responses calls. */
   const itemsSent = () =>
     upstream.calls.flatMap((call) => (Array.isArray(call.body.input) ? (call.body.input as object[]) : []));
@@ -652,7 +620,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
       output: [{ type: 'message', id: itemId(taskId, 'msg', 0), role: 'assistant' }],
     });
     expect(response.output_text).toBe('echo: hello there');
-    const [record] = await expectRecords(api, appId, taskIds, 1, nanos);
+    const [record] = await expectRecords(1);
     expect(record.usage).toMatchObject({
       prompt_tokens: response.usage!.input_tokens,
       completion_tokens: response.usage!.output_tokens,
@@ -689,7 +657,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
     expect(deltas.map((event) => event.delta).join('')).toBe('echo: Name a colour.');
     const last = events[events.length - 1] as OpenAI.Responses.ResponseCompletedEvent;
     expect(last.response).toMatchObject({ id: responseId(taskId), output: [{ id: itemId(taskId, 'msg', 0) }] });
-    await expectRecords(api, appId, taskIds, 1, nanos);
+    await expectRecords(1);
     const task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
     expect(task.body.result).toEqual(JSON.parse(JSON.stringify(last.response)));
   });
@@ -719,7 +687,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
       },
       { type: 'function_call_output', call_id: functionCall.call_id, output: 'sunny, 21 °C' },
     ]);
-    await expectRecords(api, appId, taskIds, 2, nanos);
+    await expectRecords(2);
   });
 
   it('runs the Vercel AI SDK’s tool loop, plain and streamed, with its item references expanded for the upstream', async () => {
@@ -754,7 +722,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
     expect(itemsSent().filter((item) => 'id' in item || (item as { type?: string }).type === 'item_reference')).toEqual(
       [],
     );
-    await expectRecords(api, appId, taskIds, 4, nanos);
+    await expectRecords(4);
   });
 
   it('falls back from a failing Responses upstream to a chat-only route, translated, plain and streamed', async () => {
@@ -782,7 +750,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
       ],
       ['/v1/chat/completions', [{ role: 'user', content: 'again' }]],
     ]);
-    const records = await expectRecords(api, appId, taskIds, 2, nanos);
+    const records = await expectRecords(2);
     const failed = expect.objectContaining({ route: 'broken:gpt-test', outcome: 'retryable', status: 500 });
     expect(records[0].upstream).toEqual([
       failed,
