@@ -26,6 +26,7 @@ describe('cl100k_base', () => {
 
   it('takes the ordinary vocabulary only', () => {
     expect([0, 100255].every(isCl100kToken)).toBe(true);
+    expect(decodeCl100k([100255])).not.toBe('');
     // 100256 is unused, 100257 is <|endoftext|>.
     expect([-1, 1.5, 100256, 100257, '5', null].some(isCl100kToken)).toBe(false);
   });

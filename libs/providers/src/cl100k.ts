@@ -15,8 +15,9 @@ interface Cl100k {
 let loaded: Cl100k | undefined;
 
 /**
- * Loaded on first use: the ranks take ~44 MB and ~65 ms to load (measured on this machine), which a process that
- * never counts (a worker whose upstreams report usage) need not pay. The api loads it at start (loadCl100k).
+ * Loaded on first use: the ranks take ~44 MB and ~65 ms to load (measured on this machine). Once loaded, every major
+ * GC of the process walks them (+50 % GC time in the api under bench:overhead), so a request that needs no count
+ * (short texts, embedding-inputs.ts) never loads them.
  */
 function cl100k(): Cl100k {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily, see above */
@@ -27,11 +28,6 @@ function cl100k(): Cl100k {
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
   return loaded;
-}
-
-/** Loads the tokenizer now, so the first request does not wait for it. */
-export function loadCl100k(): void {
-  cl100k();
 }
 
 /** Special-token text such as `<|endoftext|>` in a caller's text is ordinary text, as OpenAI's API counts it. */
@@ -54,9 +50,12 @@ export function cl100kTokensWithin(text: string, limit: number): number | undefi
   return count === false ? undefined : count;
 }
 
+/** The ordinary vocabulary's size: ids 0 to 100255 (cl100k_base's ranks). */
+const CL100K_ORDINARY_TOKENS = 100_256;
+
 /** Ids of the ordinary vocabulary, 0 to 100255; the special tokens (`<|endoftext|>`, …) are not text. */
 export function isCl100kToken(id: unknown): id is number {
-  return Number.isInteger(id) && (id as number) >= 0 && (id as number) < cl100k().ranks.length;
+  return Number.isInteger(id) && (id as number) >= 0 && (id as number) < CL100K_ORDINARY_TOKENS;
 }
 
 /** Bytes of a cut character decode alone: a fresh decode per text, never gpt-tokenizer's streaming decoder. */

@@ -18,12 +18,18 @@ function refusal(input: unknown, custom = rules): { param: unknown; message: str
 }
 
 describe('readEmbeddingInputs', () => {
-  it('takes a string and an array of strings, counting cl100k tokens', () => {
+  it('takes a string and an array of strings; texts too short to reach a limit are estimated, not counted', () => {
+    // 'tiktoken is great!' is 6 cl100k tokens and 3 words: the estimate of a text that cannot reach the limit.
     expect(readEmbeddingInputs('hello world', rules)).toEqual({ texts: ['hello world'], tokens: 2 });
     expect(readEmbeddingInputs(['hello world', 'tiktoken is great!'], rules)).toEqual({
       texts: ['hello world', 'tiktoken is great!'],
-      tokens: 8,
+      tokens: 5,
     });
+  });
+
+  it('counts cl100k tokens once a text could reach a limit', () => {
+    const tight = { ...rules, maxInputTokens: 50 };
+    expect(readEmbeddingInputs(['tiktoken is great!'], tight)).toEqual({ texts: ['tiktoken is great!'], tokens: 6 });
   });
 
   it('decodes an array of token ids as one input, and an array of token-id arrays as many', () => {

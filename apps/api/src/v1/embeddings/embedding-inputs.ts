@@ -1,5 +1,5 @@
 import { GatewayError } from '@gateway/common';
-import { cl100kTokensWithin, decodeCl100k, isCl100kToken } from '@gateway/providers';
+import { cl100kTokensWithin, countTokens, decodeCl100k, isCl100kToken } from '@gateway/providers';
 
 /** OpenAI's request-wide limits of `input` (API reference, "Create embeddings"). */
 export const OPENAI_MAX_INPUTS = 2048;
@@ -14,7 +14,10 @@ export interface InputRules {
 export interface EmbeddingInputs {
   /** The inputs as text, token ids decoded: what every upstream takes. */
   texts: string[];
-  /** cl100k_base tokens in all: a token-id input's length, a text's count. */
+  /**
+   * Tokens in all: a token-id input's length, a text's cl100k_base count, or the gateway's estimate when no limit
+   * could be reached (withinLimitsUncounted).
+   */
   tokens: number;
 }
 
@@ -27,7 +30,32 @@ const SHAPE = 'must be a string, an array of strings, an array of token ids or a
  * more than the limits' worth of work.
  */
 export function readEmbeddingInputs(input: unknown, rules: InputRules): EmbeddingInputs {
-  const budget = new TokenBudget(rules.maxInputTokens);
+  return withinLimitsUncounted(input, rules) ?? readInputs(input, rules, new TokenBudget(rules.maxInputTokens));
+}
+
+/**
+ * Texts so short that no limit can be reached need no count: a token is at least one UTF-8 byte and a UTF-16 code
+ * unit at most three, so a text of at most a third as many code units as a limit has tokens is within it. Such a
+ * request (the common one) is read without the tokenizer, whose tables cost every major GC of the api once loaded;
+ * its quota reservation is the gateway's estimate (token-estimate.ts), settled by the upstream's count. Anything
+ * else (token ids, a longer text) is counted: undefined.
+ */
+function withinLimitsUncounted(input: unknown, rules: InputRules): EmbeddingInputs | undefined {
+  const texts = typeof input === 'string' ? [input] : input;
+  if (!Array.isArray(texts) || texts.length === 0 || texts.length > rules.maxInputs) return undefined;
+  const perInput = rules.maxInputTokens > 0 ? rules.maxInputTokens : OPENAI_MAX_REQUEST_TOKENS;
+  let bound = 0;
+  let estimate = 0;
+  for (const text of texts) {
+    if (typeof text !== 'string' || text.length === 0 || text.length * 3 > perInput) return undefined;
+    bound += text.length * 3;
+    estimate += countTokens(text);
+  }
+  if (bound > OPENAI_MAX_REQUEST_TOKENS) return undefined;
+  return { texts: texts as string[], tokens: estimate };
+}
+
+function readInputs(input: unknown, rules: InputRules, budget: TokenBudget): EmbeddingInputs {
   if (typeof input === 'string') return { texts: [budget.text(input, 'input')], tokens: budget.total };
   if (!Array.isArray(input)) throw invalid(`input ${SHAPE}`, 'input');
   if (input.length === 0) throw invalid('input must not be an empty array', 'input');

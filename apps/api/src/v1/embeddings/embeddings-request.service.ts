@@ -1,8 +1,7 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
-import { loadCl100k } from '@gateway/providers';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { OPENAI_MAX_INPUTS, readEmbeddingInputs } from './embedding-inputs';
 import { EmbeddingsRequestDto } from './embeddings.dto';
 
@@ -12,18 +11,14 @@ export interface CheckedEmbeddingsRequest {
   input: string[];
   dimensions: number;
   encodingFormat: 'float' | 'base64';
-  /** cl100k_base tokens of the inputs, held against the token quota until the upstream reports its count. */
+  /** Tokens of the inputs (embedding-inputs.ts says how counted), held against the quota until the upstream reports its count. */
   estimatedTokens: number;
 }
 
 /** The catalog's per-model rules for an embeddings request (docs/contracts.md). */
 @Injectable()
-export class EmbeddingsRequestService implements OnModuleInit {
+export class EmbeddingsRequestService {
   constructor(private readonly catalog: CatalogService) {}
-
-  onModuleInit(): void {
-    loadCl100k();
-  }
 
   check(dto: EmbeddingsRequestDto): CheckedEmbeddingsRequest {
     const { spec } = this.catalog.resolve(dto.model, ENDPOINTS.embeddings.capability);
