@@ -105,16 +105,19 @@ function assertSomeRouteHonours(uses: FeatureUse[], routes: ResolvedRoute[], spe
   const honours = (route: ResolvedRoute, use: FeatureUse) => route.features?.includes(use.feature) ?? false;
   if (routes.some((route) => uses.every((use) => honours(route, use)))) return;
   const unsupported = uses.find((use) => !routes.some((route) => honours(route, use)));
+  const listed = `GET /v1/models/${spec.id} lists what they offer`;
   if (unsupported) {
-    throw new GatewayError(
-      'UnsupportedParameter',
-      `${unsupported.param} (${unsupported.feature}) is not supported by ${spec.id} on this gateway`,
-      { param: unsupported.param },
-    );
+    const { param, feature } = unsupported;
+    const what = param === feature ? `${param} is not supported by ${spec.id}` : `${param} needs ${feature}, which`;
+    const message =
+      param === feature
+        ? `${what}: none of its configured routes offers it (${listed})`
+        : `${what} none of ${spec.id}'s configured routes offers (${listed})`;
+    throw new GatewayError('UnsupportedParameter', message, { param });
   }
   throw new GatewayError(
     'UnsupportedParameter',
-    `no route of ${spec.id} supports ${uses.map((use) => use.param).join(' together with ')}`,
+    `no configured route of ${spec.id} supports ${uses.map((use) => use.param).join(' together with ')} (${listed})`,
     { param: uses[uses.length - 1].param },
   );
 }
