@@ -63,6 +63,10 @@ describe('chat clients, unchanged, against the local engine', () => {
     taskIds = [];
   });
 
+  /** Each HTTP call the client made is one succeeded task, with its usage (the local model costs nothing). */
+  const expectCallsRecorded = (calls: number) =>
+    expectOneTaskPerCall({ api, apiKey, appId }, taskIds, { calls, endpoint: 'chat.completions', prices: FREE });
+
   describe('openai 6', () => {
     let client: OpenAI;
     beforeAll(() => {
@@ -85,11 +89,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         const second = await client.chat.completions.create({ ...settings, messages });
         expect(second.choices[0].message.tool_calls).toBeUndefined();
         expect(second.choices[0].message.content).toMatch(/sunny/i);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -113,11 +113,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         expect(called[0].name).toBe('get_weather');
         expect(Weather.parse(JSON.parse(called[0].arguments))).toEqual({ city: 'Paris' });
         expect((await runner.totalUsage()).completion_tokens).toBeGreaterThan(0);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -135,11 +131,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         expect(completion.choices[0].finish_reason).toBe('stop');
         const person = completion.choices[0].message.parsed;
         expect(Person.parse(person)).toEqual(person);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 1,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(1);
       },
       SLOW,
     );
@@ -174,11 +166,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         const answer = await withTools.invoke([question, asked, result]);
         expect(answer.tool_calls).toEqual([]);
         expect(answer.content).toMatch(/sunny/i);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -196,11 +184,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         let text = '';
         for await (const chunk of await withTools.stream([question, asked!, result])) text += chunk.content as string;
         expect(text).toMatch(/sunny/i);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -219,11 +203,7 @@ describe('chat clients, unchanged, against the local engine', () => {
         }).withStructuredOutput(Person, { name: 'person' });
         const invented = await structured.invoke('Invent a person: a name, an age and up to three hobbies.');
         expect(Person.parse(invented)).toEqual(invented);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 1,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(1);
       },
       SLOW,
     );
@@ -268,11 +248,7 @@ describe('chat clients, unchanged, against the local engine', () => {
           expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
         ]);
         expect(result.text).toMatch(/sunny/i);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -296,11 +272,7 @@ describe('chat clients, unchanged, against the local engine', () => {
           expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } }),
         ]);
         expect((await result.totalUsage).outputTokens).toBeGreaterThan(0);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 2,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(2);
       },
       SLOW,
     );
@@ -316,11 +288,7 @@ describe('chat clients, unchanged, against the local engine', () => {
           maxOutputTokens: 120,
         });
         expect(Person.parse(object)).toEqual(object);
-        await expectOneTaskPerCall({ api, apiKey, appId }, taskIds, {
-          calls: 1,
-          endpoint: 'chat.completions',
-          prices: FREE,
-        });
+        await expectCallsRecorded(1);
       },
       SLOW,
     );
