@@ -4,6 +4,9 @@ import { ProviderError } from './provider.types';
 
 const dashScope = (code: string, message = 'm') => JSON.stringify({ request_id: 'r-1', code, message });
 const openAi = (code: string | null, message = 'm') => JSON.stringify({ error: { message, type: 'x', code } });
+/** Compatible mode's body: OpenAI's shape, with DashScope's `request_id` beside it. */
+const compatible = (code: string, message: string) =>
+  JSON.stringify({ error: { message, type: code, param: null, code }, id: 'chatcmpl-1', request_id: 'r-2' });
 
 describe('failureFromResponse', () => {
   it.each([
@@ -28,17 +31,78 @@ describe('failureFromResponse', () => {
     expect(failureFromResponse(status, body, undefined)).toMatchObject({ failure, status });
   });
 
-  // The code decides over the status: DashScope answers an overdue account with 400, OpenAI no credit with 429.
+  // The code decides over the status: DashScope answers an overdue bill with 429, OpenAI no credit with 429.
   it.each([
     [400, dashScope('Arrearage')],
-    [400, dashScope('BillOverdue')],
-    [403, dashScope('CommodityNotPurchased')],
+    [429, dashScope('PrepaidBillOverdue', 'The prepaid bill is overdue.')],
+    [429, dashScope('PostpaidBillOverdue', 'The postpaid bill is overdue.')],
+    [429, dashScope('CommodityNotPurchased')],
     [403, dashScope('AllocationQuota.FreeTierOnly')],
+    [403, dashScope('AccessDenied.Unpurchased', 'Access to model denied.')],
+    [403, dashScope('Workspace.AccessDenied', 'Workspace access denied.')],
+    [429, dashScope('Throttling.AllocationQuota', 'Free allocated quota exceeded.')],
+    [429, compatible('insufficient_quota', 'Free allocated quota exceeded.')],
     [429, openAi('insufficient_quota')],
   ])('classifies HTTP %i with account code %s as the route’s failure', (status, body) => {
     const error = failureFromResponse(status, body, '5');
     expect(error).toMatchObject({ failure: 'route', status, code: readErrorBody(body).code });
     // Waiting does not cure an unpaid bill: no Retry-After is passed on for it.
+    expect(error.retryAfter).toBeUndefined();
+  });
+
+  // A TPS/TPM throttle, whatever the word "quota" suggests: retried after the upstream's pause.
+  it.each([
+    [429, dashScope('Throttling.AllocationQuota', 'Allocated quota exceeded, please increase your quota limit.')],
+    [
+      429,
+      compatible('insufficient_quota', 'You exceeded your current quota, please check your plan and billing details.'),
+    ],
+    [429, dashScope('LimitRequests', 'You exceeded your current requests list.')],
+    [429, compatible('limit_requests', 'You exceeded your current requests list.')],
+    [500, dashScope('InternalError.Algo', 'inference internal error.')],
+  ])('classifies HTTP %i with throttle or outage code %s as retryable', (status, body) => {
+    expect(failureFromResponse(status, body, '3')).toMatchObject({
+      failure: 'retryable',
+      status,
+      code: readErrorBody(body).code,
+      retryAfter: 3,
+    });
+  });
+
+  it.each([
+    [
+      400,
+      dashScope('InternalError.Algo', 'Missing Content-Length of multimodal url.'),
+      /fetch an input file.*Content-Length/,
+    ],
+    [
+      500,
+      dashScope('InternalError.Algo', 'Missing Content-Length of multimodal url.'),
+      /fetch an input file.*Content-Length/,
+    ],
+    [400, dashScope('InternalError.Algo.InvalidParameter', 'Range of top_p should be (0.0, 1.0]'), /top_p/],
+    [
+      400,
+      dashScope('BadRequest.InputDownloadFailed', 'Failed to download the input file: x.'),
+      /could not fetch an input file/,
+    ],
+    [400, dashScope('InvalidURL', 'Invalid URL provided in your request.'), /could not fetch an input file/],
+    [400, dashScope('InvalidURL.Timeout', 'Download x timeout.'), /could not fetch an input file/],
+    [
+      400,
+      dashScope('BadRequest.UnsupportedFileFormat', 'Input file format is not supported.'),
+      /format of an input file/,
+    ],
+    [
+      415,
+      dashScope('BadRequest.UnsupportedFileFormat', 'Input file format is not supported.'),
+      /format of an input file/,
+    ],
+  ])('classifies HTTP %i with input code %s as the request’s failure, saying so', (status, body, message) => {
+    const error = failureFromResponse(status, body, '5');
+    expect(error).toMatchObject({ failure: 'request', status, code: readErrorBody(body).code });
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(readErrorBody(body).message);
     expect(error.retryAfter).toBeUndefined();
   });
 

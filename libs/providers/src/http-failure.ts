@@ -2,22 +2,7 @@
 // DashScope upstreams fail the same way (docs/architecture.md, providers).
 import { errors } from 'undici';
 import { ProviderError, ProviderFailure } from './provider.types';
-
-/**
- * Upstream error codes whose meaning the HTTP status alone would misread, from DashScope's status-code table
- * ("Alibaba Cloud Model Studio: Status codes") and OpenAI's error codes. Checked before the status: DashScope
- * answers an overdue account with 400 and OpenAI an account out of credit with 429.
- */
-const CODE_FAILURES: [RegExp, ProviderFailure][] = [
-  // Our account, key or subscription, not the caller's request: another route may work, this one will not.
-  [
-    /^(Arrearage|BillOverdue|CommodityNotPurchased|AllocationQuota\.FreeTierOnly|insufficient_quota|InvalidApiKey|invalid_api_key|AccessDenied|Model\.AccessDenied)\b/,
-    'route',
-  ],
-  // Content moderation refused the input (or what the model made of it): the caller's to change.
-  [/^(DataInspectionFailed|data_inspection_failed|content_policy_violation)\b/, 'content'],
-  [/^(Throttling|RequestTimeOut|rate_limit_exceeded|ModelUnavailable|ServiceUnavailable|InternalError)/, 'retryable'],
-];
+import { ruleFor } from './upstream-error-table';
 
 /** What the status says when the code says nothing: 408/429/5xx retryable, 401/403/404 the route's, 4xx the request's. */
 function failureOfStatus(status: number): ProviderFailure {
@@ -32,7 +17,10 @@ const STATUS_MESSAGES: Record<number, string> = {
   415: "the upstream refused the request body's media type (HTTP 415)",
 };
 
-/** Classifies a failed answer by its error code first, then its status; keeps the upstream's request id for logs. */
+/**
+ * Classifies a failed answer by its error code first (upstream-error-table.ts), then its status; keeps the
+ * upstream's request id for logs.
+ */
 export function failureFromResponse(
   status: number,
   text: string,
@@ -40,9 +28,12 @@ export function failureFromResponse(
   requestIdHeader?: string | string[],
 ): ProviderError {
   const { code, message, requestId } = readErrorBody(text);
-  const failure = (code && CODE_FAILURES.find(([pattern]) => pattern.test(code))?.[1]) || failureOfStatus(status);
-  const described = STATUS_MESSAGES[status]
-    ? `${STATUS_MESSAGES[status]}${message ? `: ${message}` : ''}`
+  // DashScope puts its request id in every error body, compatible mode's included; OpenAI sends it as a header.
+  const rule = code ? ruleFor(status, code, message, requestId ? 'dashscope' : 'other') : undefined;
+  const failure = rule?.failure ?? failureOfStatus(status);
+  const preface = rule?.describe ?? STATUS_MESSAGES[status];
+  const described = preface
+    ? `${preface}${message ? `: ${message}` : ''}`
     : (message ?? `upstream answered HTTP ${status}`);
   const retryAfter = Number(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
   return new ProviderError(described, failure, status, {
