@@ -80,25 +80,38 @@ export async function postToUpstream<T>(
   }
   const failure = failureInSuccess(response.statusCode, answer);
   if (failure) throw failure;
-  const bodyId = (answer as { request_id?: unknown } | null)?.request_id;
-  const headerId = response.headers['x-request-id'];
+  const fields = answer as { request_id?: unknown; id?: unknown } | null;
   return {
     body: answer,
-    requestId: typeof bodyId === 'string' ? bodyId : (Array.isArray(headerId) ? headerId[0] : headerId) || undefined,
+    // DashScope's native `request_id`, else the header, else the body's `id`: DashScope's compatible mode sends no
+    // header and answers its request id as the completion's (or embedding list's) `id`.
+    requestId: idOf(fields?.request_id) ?? headerRequestId(response.headers) ?? idOf(fields?.id),
   };
+}
+
+/** The upstream's id of a request as its `x-request-id` header gives it, when it does. */
+function headerRequestId(headers: Dispatcher.ResponseData['headers']): string | undefined {
+  const value = headers['x-request-id'];
+  return idOf(Array.isArray(value) ? value[0] : value);
+}
+
+/** A non-empty string id, bounded: it is only ever recorded and logged. */
+export function idOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.slice(0, 128) : undefined;
 }
 
 /**
  * POSTs JSON to an endpoint that answers Server-Sent Events and hands each event's data to `onData` as it
  * arrives (eventsource-parser does the framing: multi-line data, comments, CRLF, split chunks). Resolves when the
- * stream ends; an HTTP error before the stream is a ProviderError like any other call's.
+ * stream ends, with the request id the upstream's header gave; an HTTP error before the stream is a ProviderError
+ * like any other call's.
  */
 export async function streamFromUpstream(
   url: string,
   body: string,
   options: UpstreamRequestOptions & { stop: AbortSignal },
   onData: (data: string) => Promise<void>,
-): Promise<void> {
+): Promise<{ requestId?: string }> {
   const response = await post(url, {
     dispatcher: options.dispatcher,
     headers: {
@@ -119,11 +132,12 @@ export async function streamFromUpstream(
       for (let event = events.shift(); event !== undefined; event = events.shift()) await onData(event);
     }
   } catch (error) {
-    if (options.stop.aborted) return;
+    if (options.stop.aborted) return { requestId: headerRequestId(response.headers) };
     // A failure `onData` found in what arrived (an error event, say) is already said as one.
     if (error instanceof ProviderError) throw error;
     throw failureFromNetworkError(error as Error);
   }
+  return { requestId: headerRequestId(response.headers) };
 }
 
 export interface DownloadOptions {

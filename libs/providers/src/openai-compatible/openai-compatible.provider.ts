@@ -30,6 +30,7 @@ import {
   MAX_RESULT_IMAGE_BYTES,
   postToUpstream,
   UpstreamAnswer,
+  idOf,
   streamFromUpstream,
   upstreamAgent,
 } from '../upstream-http';
@@ -134,18 +135,27 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     const payload = { ...chatRequestFor(route, call.request), stream: true, stream_options: { include_usage: true } };
     const whole = new ChatStreamAccumulator();
     const options = { dispatcher: this.agent, apiKey: route.apiKey, signal: AbortSignal.timeout(this.timeoutMs), stop };
-    await streamFromUpstream(`${route.baseUrl}/chat/completions`, JSON.stringify(payload), options, async (data) => {
-      if (data === '[DONE]') return;
-      let chunk: ChatChunk;
-      try {
-        chunk = JSON.parse(data) as ChatChunk;
-      } catch {
-        throw new ProviderError('upstream sent a stream event that is not JSON', 'retryable');
-      }
-      whole.add(chunk);
-      await onChunk(chunk);
-    });
+    let chunkId: string | undefined;
+    const { requestId } = await streamFromUpstream(
+      `${route.baseUrl}/chat/completions`,
+      JSON.stringify(payload),
+      options,
+      async (data) => {
+        if (data === '[DONE]') return;
+        let chunk: ChatChunk;
+        try {
+          chunk = JSON.parse(data) as ChatChunk;
+        } catch {
+          throw new ProviderError('upstream sent a stream event that is not JSON', 'retryable');
+        }
+        chunkId ??= idOf(chunk.id);
+        whole.add(chunk);
+        await onChunk(chunk);
+      },
+    );
     return {
+      // Without the header, the chunks' `id`: DashScope's compatible mode sends its request id there.
+      requestId: requestId ?? chunkId,
       choices: whole.result(stop.aborted),
       promptTokens: whole.usage?.prompt_tokens ?? countMessageTokens(call.request.messages),
       completionTokens: whole.usage?.completion_tokens ?? countTokens(whole.text),
@@ -176,20 +186,29 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     const payload = { ...call.responses, model: route.model, stream: true };
     const whole = new ResponsesStreamAccumulator();
     const options = { dispatcher: this.agent, apiKey: route.apiKey, signal: AbortSignal.timeout(this.timeoutMs), stop };
-    await streamFromUpstream(`${route.baseUrl}/responses`, JSON.stringify(payload), options, async (data) => {
-      // OpenAI ends with the last event; some compatible servers add chat's end mark.
-      if (data === '[DONE]') return;
-      const event = parseEvent(data);
-      if (event.type === 'error')
-        throw new ProviderError(`upstream stream failed: ${String(event.message)}`, 'retryable', undefined, {
-          code: typeof event.code === 'string' ? event.code : undefined,
-        });
-      if (event.type === 'response.failed') readResponse(event.response);
-      whole.add(event);
-      await onEvent(event);
-    });
-    if (whole.finished) return responsesAnswerOf(readResponse(whole.finished), call);
-    if (stop.aborted) return responsesAnswerOf(whole.cancelled(), call);
+    let responseId: string | undefined;
+    const { requestId } = await streamFromUpstream(
+      `${route.baseUrl}/responses`,
+      JSON.stringify(payload),
+      options,
+      async (data) => {
+        // OpenAI ends with the last event; some compatible servers add chat's end mark.
+        if (data === '[DONE]') return;
+        const event = parseEvent(data);
+        responseId ??= idOf((event.response as { id?: unknown } | undefined)?.id);
+        if (event.type === 'error')
+          throw new ProviderError(`upstream stream failed: ${String(event.message)}`, 'retryable', undefined, {
+            code: typeof event.code === 'string' ? event.code : undefined,
+          });
+        if (event.type === 'response.failed') readResponse(event.response);
+        whole.add(event);
+        await onEvent(event);
+      },
+    );
+    // Without the header, the response's own id, as its first event carries it.
+    const upstreamId = requestId ?? responseId;
+    if (whole.finished) return responsesAnswerOf(readResponse(whole.finished), call, upstreamId);
+    if (stop.aborted) return responsesAnswerOf(whole.cancelled(), call, upstreamId);
     throw new ProviderError('upstream stream ended before its response was complete', 'retryable');
   }
 
