@@ -405,7 +405,7 @@ describe('POST /v1/embeddings', () => {
       expect(response.body.data[0].embedding).toEqual(fakeVector('x', 256));
       expect(broken.calls.length).toBe(3); // first try + UPSTREAM_RETRIES
       expect(secondary.calls).toHaveLength(1);
-      expect(secondary.calls[0].body.model).toBe('embed-b');
+      expect(secondary.calls[0].body.model).toBe('embed-a');
     });
 
     it('answers 500 UpstreamError when every route fails', async () => {

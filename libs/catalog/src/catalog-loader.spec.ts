@@ -111,4 +111,52 @@ describe('catalog loader', () => {
       'models:\n  - {id: a, capability: chat, aliases: [b], routes: [{provider: local, model: m}]}\n  - {id: b, capability: chat, routes: [{provider: local, model: m}]}\n';
     expect(() => loadCatalogFile(catalog(yaml))).toThrow(/"b" is defined twice/);
   });
+  it('refuses a model whose embedding routes embed into different vector spaces, naming the model', () => {
+    const embeddings = (routes: string) =>
+      catalog(`models:\n  - {id: text-embedding-v4, capability: embeddings, routes: [${routes}]}\n`);
+    // The space left out is <upstream>/<model>: the same model name at two upstreams is two spaces.
+    expect(() =>
+      loadCatalogFile(
+        embeddings(
+          '{provider: openai-compatible, upstream: dashscope, model: text-embedding-v4}, {provider: openai-compatible, upstream: openai, model: text-embedding-v4}',
+        ),
+      ),
+    ).toThrow(
+      /\(text-embedding-v4\): the routes of model "text-embedding-v4" embed into different vector spaces \(dashscope\/text-embedding-v4, openai\/text-embedding-v4\)/,
+    );
+    expect(() =>
+      loadCatalogFile(
+        embeddings(
+          '{provider: openai-compatible, upstream: dashscope, model: text-embedding-v4, space: dashscope/text-embedding-v4}, {provider: local, model: all-minilm-l6-v2}',
+        ),
+      ),
+    ).toThrow(
+      /model "text-embedding-v4" embed into different vector spaces \(dashscope\/text-embedding-v4, local\/all-minilm-l6-v2\)/,
+    );
+    // Two upstreams serving one model: declared as one space, loaded, every route's space set.
+    const shared = loadCatalogFile(
+      embeddings(
+        '{provider: openai-compatible, upstream: a, model: m, space: x/m}, {provider: openai-compatible, upstream: b, model: m, space: x/m}',
+      ),
+    );
+    expect(shared.models[0].routes.map((route) => route.space)).toEqual(['x/m', 'x/m']);
+    expect(loadCatalogFile(embeddings('{provider: local, model: m}')).models[0].routes[0].space).toBe('local/m');
+  });
+
+  it("gives the shipped text-embedding-v4 DashScope's space only, and the local one its own id standing in", () => {
+    const { models } = loadCatalogFile(join(__dirname, '../../../config/models.yaml'));
+    const v4 = models.find((m) => m.id === 'text-embedding-v4')!;
+    expect(new Set(v4.routes.map((route) => route.space))).toEqual(new Set(['dashscope/text-embedding-v4']));
+    const local = models.find((m) => m.standsIn?.for === 'text-embedding-v4')!;
+    expect(local).toMatchObject({ id: 'text-embedding-v4-local', standsIn: { whenNoUpstream: 'dashscope' } });
+    expect(local.routes.map((route) => route.space)).toEqual(['local/all-minilm-l6-v2']);
+  });
+
+  it('refuses a stand-in for a model the catalog does not have', () => {
+    const yaml =
+      'models:\n  - {id: a, capability: embeddings, stands_in: {for: b, when_no_upstream: up}, routes: [{provider: local, model: m}]}\n';
+    expect(() => loadCatalogFile(catalog(yaml))).toThrow(
+      /model "a" stands in for "b", which is not another embeddings model/,
+    );
+  });
 });

@@ -39,7 +39,21 @@ export function loadCatalogFile(path: string): CatalogFile {
     }
     return model;
   });
+  for (const model of models) checkStandIn(model, models, path);
   return { currency: raw.currency ?? 'CNY', models };
+}
+
+/**
+ * `stands_in: { for: <id>, when_no_upstream: <upstream> }`: the entry answers requests for another model of its
+ * capability while that upstream is not configured (CatalogService), under its own id.
+ */
+function checkStandIn(model: ModelSpec, models: ModelSpec[], path: string): void {
+  if (!model.standsIn) return;
+  const target = models.find((other) => other.id === model.standsIn!.for);
+  if (model.capability !== 'embeddings' || !target || target === model || target.capability !== model.capability)
+    throw new Error(
+      `${path}: model "${model.id}" stands in for "${model.standsIn.for}", which is not another embeddings model of the catalog`,
+    );
 }
 
 function checkModel(entry: Record<string, unknown>, where: string, document: Document, index: number): ModelSpec {
@@ -53,6 +67,7 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
   const routes = entry.routes.map((route, i) =>
     checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`, entry.capability as Capability),
   );
+  checkSpaces(routes, at, entry.id);
   // YAML reads a bare date as a Date; a quoted one stays text.
   const created =
     entry.created instanceof Date
@@ -68,7 +83,29 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
     priceNanos: checkPrice(document.getIn(['models', index, 'price'], true), at),
     routes,
     deprecated: typeof entry.deprecated === 'string' ? entry.deprecated : undefined,
+    ...checkStandInField(entry.stands_in, at),
   };
+}
+
+/**
+ * One model id, one vector space: a fallback to a route of another space would hand the caller vectors it cannot
+ * compare with those it already stored, under the same id.
+ */
+function checkSpaces(routes: RouteSpec[], at: string, id: string): void {
+  const spaces = [...new Set(routes.flatMap((route) => (route.space === undefined ? [] : [route.space])))];
+  if (spaces.length > 1)
+    throw new Error(
+      `${at}: the routes of model "${id}" embed into different vector spaces (${spaces.join(', ')}); ` +
+        'one model id serves one space: give the other space its own model entry',
+    );
+}
+
+function checkStandInField(value: unknown, at: string): Pick<ModelSpec, 'standsIn'> {
+  if (value === undefined) return {};
+  const field = value as Record<string, unknown>;
+  if (typeof field?.for !== 'string' || typeof field.when_no_upstream !== 'string')
+    throw new Error(`${at}: stands_in must be { for: <model id>, when_no_upstream: <upstream name> }`);
+  return { standsIn: { for: field.for, whenNoUpstream: field.when_no_upstream } };
 }
 
 /**
@@ -108,6 +145,10 @@ function checkRoute(route: Record<string, unknown>, at: string, capability: Capa
     throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);
   checkResponses(route, at, capability);
   const spec = route as unknown as RouteSpec;
+  if (route.space !== undefined && (capability !== 'embeddings' || typeof route.space !== 'string' || !route.space))
+    throw new Error(`${at}: space is the vector space of an embeddings route, e.g. dashscope/text-embedding-v4`);
+  if (capability === 'embeddings')
+    return { ...spec, space: spec.space ?? `${spec.provider === 'local' ? 'local' : spec.upstream}/${spec.model}` };
   if (capability !== 'chat') return spec;
   return { ...spec, features: checkFeatures(route.features, at) ?? [...DEFAULT_CHAT_FEATURES[spec.provider]] };
 }

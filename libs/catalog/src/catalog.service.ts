@@ -20,6 +20,11 @@ export class CatalogService {
       for (const id of [model.id, ...model.aliases]) this.byId.set(id, model);
       this.routes.set(model.id, this.activeRoutes(model, config));
     }
+    // A stand-in takes the other model's id only while that model's upstream is absent, so configuring the
+    // upstream later switches the id to the upstream's space as a whole instead of mixing the two.
+    for (const model of this.models) {
+      if (model.standsIn && !config.upstreams[model.standsIn.whenNoUpstream]) this.byId.set(model.standsIn.for, model);
+    }
   }
 
   list(): ModelSpec[] {

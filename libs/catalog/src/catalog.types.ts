@@ -33,6 +33,13 @@ export interface RouteSpec {
   responses?: boolean;
   /** Embeddings: the inputs one upstream call takes; a larger request is split into calls of this size. */
   batch_size?: number;
+  /**
+   * Embeddings: the vector space the route's vectors live in. Vectors of two spaces cannot be compared, so every
+   * route of a model shares one (the loader refuses a model whose routes differ) and a fallback never mixes them.
+   * Written in the catalog, or `<upstream>/<model>` (`local/<model>` for the local engine) when left out; always
+   * set once loaded.
+   */
+  space?: string;
 }
 
 export interface ModelLimits {
@@ -64,6 +71,12 @@ export interface ModelSpec {
   priceNanos: ModelPriceNanos;
   routes: RouteSpec[];
   deprecated?: string;
+  /**
+   * This entry answers requests for another model's id while the upstream named here is not configured (the
+   * embedded default standing in for an upstream model). Its own id, different from the other model's, is what
+   * the answers name, so vectors of the two spaces are never given out under one id.
+   */
+  standsIn?: { for: string; whenNoUpstream: string };
 }
 
 /** A route ready to call: the upstream's address and key attached, and a stable label for metrics and limits. */

@@ -26,7 +26,7 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
     const answer = await this.router.embed(
       spec.id,
       { input: job.input, dimensions: job.dimensions, user: job.user },
-      upstreamCalls,
+      { taskId: job.taskId, attempts: upstreamCalls },
     );
     const vectors = answer.value.vectors.map((vector, index) => fitDimensions(vector, job.dimensions, index));
     const promptTokens = answer.value.promptTokens;
@@ -38,7 +38,8 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
           index,
           embedding: job.encodingFormat === 'base64' ? toBase64(vector) : vector,
         })),
-        model: job.model,
+        // The id the caller wrote (OpenAI clients compare it), unless a stand-in served it from another space.
+        model: spec.standsIn?.for === job.model ? spec.id : job.model,
         usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       }),
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
