@@ -32,6 +32,13 @@ export interface RoutedAnswer<T> {
   providerMs: number;
 }
 
+/** The task a routed call serves: its id for the logs, and where the upstream calls it makes are recorded. */
+export interface TaskTrace {
+  taskId: string;
+  /** Receives every upstream call made, for the task record. */
+  attempts?: UpstreamAttempt[];
+}
+
 /** The optional operations of ModelProvider; a route whose provider lacks one is skipped for it. */
 type Operation = 'embed' | 'chat' | 'streamChat' | 'editImage' | 'respond' | 'streamRespond';
 type Offering<O extends Operation> = ModelProvider & Required<Pick<ModelProvider, O>>;
@@ -77,14 +84,15 @@ export class ProviderRouter {
   }
 
   /**
-   * `attempts`, when given, receives every upstream call made, for the task record. A route whose `batch_size` is
-   * below the number of inputs gets them in parts (embedInParts); otherwise each route is one call, as for any model.
+   * `task`, when given, names the task in the logs and receives every upstream call made, for its record. A route
+   * whose `batch_size` is below the number of inputs gets them in parts (embedInParts); otherwise each route is one
+   * call, as for any model.
    */
-  embed(modelId: string, call: EmbeddingsCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<EmbeddingsAnswer>> {
+  embed(modelId: string, call: EmbeddingsCall, task?: TaskTrace): Promise<RoutedAnswer<EmbeddingsAnswer>> {
     const routes = this.catalog.routesOf(modelId);
     if (routes.some((route) => route.batch_size !== undefined && route.batch_size < call.input.length))
-      return this.embedInParts(modelId, call, routes, attempts);
-    return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call), attempts);
+      return this.embedInParts(modelId, call, routes, task);
+    return this.throughRoutes(modelId, 'embed', (provider, route) => provider.embed(route, call), task);
   }
 
   /**
@@ -98,14 +106,14 @@ export class ProviderRouter {
     modelId: string,
     call: EmbeddingsCall,
     routes: ResolvedRoute[],
-    attempts?: UpstreamAttempt[],
+    task?: TaskTrace,
   ): Promise<RoutedAnswer<EmbeddingsAnswer>> {
     const started = performance.now();
     let unavailable = `the model ${modelId} is unavailable (no route can serve this model)`;
     for (const route of routes) {
       if (!offers(this.providers[route.provider], 'embed')) continue;
       try {
-        const value = await this.embedOnRoute(modelId, route, call, attempts);
+        const value = await this.embedOnRoute(modelId, route, call, task);
         return { value, route, providerMs: performance.now() - started };
       } catch (error) {
         // throughRoutes of one route answers UpstreamError once that route has failed; anything else is final.
@@ -123,7 +131,7 @@ export class ProviderRouter {
     modelId: string,
     route: ResolvedRoute,
     call: EmbeddingsCall,
-    attempts?: UpstreamAttempt[],
+    task?: TaskTrace,
   ): Promise<EmbeddingsAnswer> {
     const size = route.batch_size ?? call.input.length;
     const parts = Array.from({ length: Math.ceil(call.input.length / size) }, (_, i) =>
@@ -143,7 +151,7 @@ export class ProviderRouter {
             modelId,
             'embed',
             (provider, partRoute) => provider.embed(partRoute, part),
-            attempts,
+            task,
             undefined,
             [route],
           );
@@ -163,12 +171,12 @@ export class ProviderRouter {
   }
 
   /** Only the routes that honour every feature the call needs are tried (CatalogService.chatRoutesOf). */
-  chat(modelId: string, call: ChatCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<ChatAnswer>> {
+  chat(modelId: string, call: ChatCall, task?: TaskTrace): Promise<RoutedAnswer<ChatAnswer>> {
     return this.throughRoutes(
       modelId,
       'chat',
       (provider, route) => provider.chat(route, call),
-      attempts,
+      task,
       undefined,
       this.catalog.chatRoutesOf(modelId, call.features),
     );
@@ -183,7 +191,7 @@ export class ProviderRouter {
     call: ChatCall,
     onChunk: (chunk: ChatChunk) => Promise<void>,
     signal: AbortSignal,
-    attempts?: UpstreamAttempt[],
+    task?: TaskTrace,
   ): Promise<RoutedAnswer<ChatAnswer>> {
     const handedOn = new HandedOn();
     const relay = handedOn.counting(onChunk);
@@ -191,7 +199,7 @@ export class ProviderRouter {
       modelId,
       'streamChat',
       (provider, route) => handedOn.settle(provider.streamChat(route, call, relay, signal)),
-      attempts,
+      task,
       undefined,
       this.catalog.chatRoutesOf(modelId, call.features),
     );
@@ -203,7 +211,7 @@ export class ProviderRouter {
    * other the Chat Completions translation. One fallback list may mix both: a failing Responses upstream falls back
    * to the next route, translated if that one is chat-only, and the other way round.
    */
-  respond(modelId: string, call: RespondCall, attempts?: UpstreamAttempt[]): Promise<RoutedAnswer<RespondAnswer>> {
+  respond(modelId: string, call: RespondCall, task?: TaskTrace): Promise<RoutedAnswer<RespondAnswer>> {
     const passed = passedThrough(call);
     return this.throughRoutes<'chat', RespondAnswer>(
       modelId,
@@ -212,7 +220,7 @@ export class ProviderRouter {
         passed && route.responses && offers(provider, 'respond')
           ? provider.respond(route, passed)
           : provider.chat(route, call),
-      attempts,
+      task,
       undefined,
       this.catalog.chatRoutesOf(modelId, call.features),
     );
@@ -232,7 +240,7 @@ export class ProviderRouter {
       onChunk: (chunk: ChatChunk) => Promise<boolean>;
     },
     signal: AbortSignal,
-    attempts?: UpstreamAttempt[],
+    task?: TaskTrace,
   ): Promise<RoutedAnswer<RespondAnswer>> {
     const passed = passedThrough(call);
     const handedOn = new HandedOn();
@@ -247,23 +255,19 @@ export class ProviderRouter {
             ? provider.streamRespond(route, passed, onEvent, signal)
             : provider.streamChat(route, call, onChunk, signal),
         ),
-      attempts,
+      task,
       undefined,
       this.catalog.chatRoutesOf(modelId, call.features),
     );
   }
 
   /** One output image; an edit of n images makes n calls. */
-  editImage(
-    modelId: string,
-    call: ImageEditCall,
-    attempts?: UpstreamAttempt[],
-  ): Promise<RoutedAnswer<ImageEditAnswer>> {
+  editImage(modelId: string, call: ImageEditCall, task?: TaskTrace): Promise<RoutedAnswer<ImageEditAnswer>> {
     return this.throughRoutes(
       modelId,
       'editImage',
       (provider, route) => provider.editImage(route, call),
-      attempts,
+      task,
       call.variation,
     );
   }
@@ -276,7 +280,7 @@ export class ProviderRouter {
     modelId: string,
     operation: O,
     invoke: (provider: Offering<O>, route: ResolvedRoute) => Promise<T>,
-    attempts?: UpstreamAttempt[],
+    task?: TaskTrace,
     image?: number,
     routes = this.catalog.routesOf(modelId),
   ): Promise<RoutedAnswer<T>> {
@@ -293,33 +297,35 @@ export class ProviderRouter {
             () => invoke(provider, route),
             // Calls that leave the process only: the record is for reconciling with upstreams' bills.
             (attempt) =>
-              attempts && provider.name !== 'local' && attempts.length < MAX_RECORDED_UPSTREAM_ATTEMPTS
-                ? attempts.push({ ...attempt, ...(image !== undefined ? { image } : {}) })
+              task?.attempts && provider.name !== 'local' && task.attempts.length < MAX_RECORDED_UPSTREAM_ATTEMPTS
+                ? task.attempts.push({ ...attempt, ...(image !== undefined ? { image } : {}) })
                 : undefined,
           ),
         );
         return { value, route, providerMs: performance.now() - started };
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
+        // One line per refusal, with what finds it upstream (the upstream's request id) and in the task record.
+        const refusal = {
+          taskId: task?.taskId,
+          model: modelId,
+          route: route.key,
+          status: error.status,
+          code: error.code,
+          upstreamRequestId: error.requestId,
+          failure: error.failure,
+          err: error.message,
+        };
         if (error.failure === 'request') {
+          this.logger.info(refusal, 'upstream rejected the request');
           throw new GatewayError('InvalidParameter', `the upstream model rejected the request: ${error.message}`);
         }
         if (error.failure === 'content') {
+          this.logger.info(refusal, 'upstream content inspection refused the input');
           throw new GatewayError('ContentRejected', `content inspection refused the input: ${error.message}`);
         }
         lastFailure = `${route.key}: ${error.message}`;
-        this.logger.warn(
-          {
-            model: modelId,
-            route: route.key,
-            status: error.status,
-            code: error.code,
-            upstreamRequestId: error.requestId,
-            failure: error.failure,
-            err: error.message,
-          },
-          'route failed, trying the next one',
-        );
+        this.logger.warn(refusal, 'route failed, trying the next one');
       }
     }
     throw new GatewayError('UpstreamError', `the model ${modelId} is unavailable (${lastFailure})`, {

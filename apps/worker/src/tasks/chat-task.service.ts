@@ -48,7 +48,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
   private async complete(modelId: string, job: ChatJob, upstreamCalls?: UpstreamAttempt[]): Promise<AnsweredChat> {
     const answer = job.stream
       ? await this.stream(modelId, job, job.stream, upstreamCalls)
-      : await this.router.chat(modelId, chatCall(job), upstreamCalls);
+      : await this.router.chat(modelId, chatCall(job), { taskId: job.taskId, attempts: upstreamCalls });
     const { choices, promptTokens, completionTokens, systemFingerprint, usageDetails } = answer.value;
     const body = JSON.stringify({
       id: completionId(job),
@@ -88,7 +88,10 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
         };
         await append({ chunk: JSON.stringify(relayed) });
       };
-      return this.router.streamChat(modelId, chatCall(job), forward, stop, upstreamCalls);
+      return this.router.streamChat(modelId, chatCall(job), forward, stop, {
+        taskId: job.taskId,
+        attempts: upstreamCalls,
+      });
     });
   }
 }

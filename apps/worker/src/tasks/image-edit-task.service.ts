@@ -124,7 +124,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
         promptExtend: job.promptExtend,
         watermark: job.watermark,
       },
-      upstreamCalls,
+      { taskId: job.taskId, attempts: upstreamCalls },
     );
     const { image, shaped, watermarked } = answer.value;
     // An upstream's own mark sits in a corner: fitted by letterboxing, so cropping cannot cut it away.

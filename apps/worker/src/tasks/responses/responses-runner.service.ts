@@ -33,8 +33,9 @@ export class ResponsesRunner {
 
   async run(modelId: string, job: ResponsesTask, upstreamCalls?: UpstreamAttempt[]): Promise<AnsweredChat> {
     const call: RespondCall = { request: job.request, features: job.features, responses: job.responses.upstream };
+    const task = { taskId: job.taskId, attempts: upstreamCalls };
     if (!job.stream) {
-      const answer = await this.router.respond(modelId, call, upstreamCalls);
+      const answer = await this.router.respond(modelId, call, task);
       const { value } = answer;
       return answered(answer, isResponsesAnswer(value) ? passedThroughResponse(job, value) : finalResponse(job, value));
     }
@@ -42,7 +43,7 @@ export class ResponsesRunner {
       const translated = new ResponseEventStream(job, append);
       const relayed = new PassedThroughEventStream(job, append);
       const relay = { onEvent: relayed.add.bind(relayed), onChunk: translated.add.bind(translated) };
-      const answer = await this.router.streamRespond(modelId, call, relay, stop, upstreamCalls);
+      const answer = await this.router.streamRespond(modelId, call, relay, stop, task);
       const { value } = answer;
       return answered(answer, isResponsesAnswer(value) ? await relayed.finish(value) : await translated.finish(value));
     });
