@@ -48,11 +48,12 @@ export function loadCatalogFile(path: string): CatalogFile {
  * capability while that upstream is not configured (CatalogService), under its own id.
  */
 function checkStandIn(model: ModelSpec, models: ModelSpec[], path: string): void {
-  if (!model.standsIn) return;
-  const target = models.find((other) => other.id === model.standsIn!.for);
+  const { standsIn } = model;
+  if (!standsIn) return;
+  const target = models.find((other) => other.id === standsIn.for);
   if (model.capability !== 'embeddings' || !target || target === model || target.capability !== model.capability)
     throw new Error(
-      `${path}: model "${model.id}" stands in for "${model.standsIn.for}", which is not another embeddings model of the catalog`,
+      `${path}: model "${model.id}" stands in for "${standsIn.for}", which is not another embeddings model of the catalog`,
     );
 }
 
