@@ -165,7 +165,7 @@ describe('DashScope image edits by the documented rules', () => {
   });
 
   describe('maps each documented error code', () => {
-    it.each(['Arrearage', 'BillOverdue', 'CommodityNotPurchased', 'AllocationQuota.FreeTierOnly'])(
+    it.each(['Arrearage', 'PrepaidBillOverdue', 'CommodityNotPurchased', 'AllocationQuota.FreeTierOnly'])(
       '%s: a route error, so the next route serves and this one is not asked again',
       async (code) => {
         dashscope.failWhen(() => true, { code });

@@ -74,40 +74,119 @@ export const DASHSCOPE_ANSWER_FIELDS = {
   usage: ['width', 'height', 'image_count'],
 } as const;
 
+/** The error-code page by its address: the English edition, and the Chinese one, which lists more codes. */
+export const DASHSCOPE_ERROR_PAGES = {
+  en: 'https://www.alibabacloud.com/help/en/model-studio/error-code',
+  zh: 'https://help.aliyun.com/zh/model-studio/error-code',
+} as const;
+
+/** One documented error answer: its HTTP status, the message DashScope sends, and the page (address) it is on. */
+export interface DashScopeErrorRule {
+  status: number;
+  message: string;
+  page: string;
+}
+
 /**
- * Error answers by code: HTTP status and the message DashScope sends (DASHSCOPE_DOCS.statusCodes). The body is
- * `{request_id, code, message}`; a few codes also come back on HTTP 200 from some endpoints, which is still a
- * failure.
+ * Error answers by code (DASHSCOPE_DOCS.statusCodes, DASHSCOPE_ERROR_PAGES). The body is `{request_id, code,
+ * message}`; a few codes also come back on HTTP 200 from some endpoints, which is still a failure. Where one code
+ * has several documented messages, DASHSCOPE_ERROR_MESSAGES names the others.
  */
-export const DASHSCOPE_ERRORS: Record<string, { status: number; message: string }> = {
+export const DASHSCOPE_ERRORS: Record<string, DashScopeErrorRule> = {
   InvalidParameter: {
     status: 400,
     message: 'Required parameter(s) missing or invalid, please check the request parameters.',
+    page: DASHSCOPE_ERROR_PAGES.en,
   },
-  DataInspectionFailed: { status: 400, message: 'Input or output data may contain inappropriate content.' },
-  Arrearage: { status: 400, message: 'Access denied, please make sure your account is in good standing.' },
-  BillOverdue: { status: 400, message: 'Access denied, the bill of your account is overdue.' },
-  InvalidApiKey: { status: 401, message: 'Invalid API-key provided.' },
-  AccessDenied: { status: 403, message: 'Access denied.' },
-  'Model.AccessDenied': { status: 403, message: 'Model access denied.' },
-  CommodityNotPurchased: { status: 403, message: 'Commodity has not purchased yet.' },
+  DataInspectionFailed: {
+    status: 400,
+    message: 'Input or output data may contain inappropriate content.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
+  InvalidURL: { status: 400, message: 'Invalid URL provided in your request.', page: DASHSCOPE_ERROR_PAGES.en },
+  'BadRequest.InputDownloadFailed': {
+    status: 400,
+    message: 'Failed to download the input file: the URL answered HTTP 404.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  'BadRequest.UnsupportedFileFormat': {
+    status: 400,
+    message: 'Input file format is not supported.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  Arrearage: {
+    status: 400,
+    message: 'Access denied, please make sure your account is in good standing.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
+  InvalidApiKey: { status: 401, message: 'Invalid API-key provided.', page: DASHSCOPE_ERROR_PAGES.en },
+  AccessDenied: { status: 403, message: 'Access denied.', page: DASHSCOPE_ERROR_PAGES.en },
+  'AccessDenied.Unpurchased': {
+    status: 403,
+    message: 'Access to model denied. Please make sure you are eligible for using the model.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  'Model.AccessDenied': { status: 403, message: 'Model access denied.', page: DASHSCOPE_ERROR_PAGES.zh },
+  'Workspace.AccessDenied': { status: 403, message: 'Workspace access denied.', page: DASHSCOPE_ERROR_PAGES.zh },
   'AllocationQuota.FreeTierOnly': {
     status: 403,
-    message: 'The free tier of the model has been exhausted. Disable "use free tier only" to continue on a paid basis.',
+    message:
+      'The free tier of the model has been exhausted. If you wish to continue access the model on a paid basis, please disable the "use free tier only" mode in the management console.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
   },
-  ModelNotFound: { status: 404, message: 'Model not exist.' },
-  RequestTimeOut: { status: 408, message: 'Request timed out, please try again later.' },
-  'BadRequest.TooLarge': { status: 413, message: 'Payload Too Large' },
-  UnsupportedMediaType: { status: 415, message: 'The request Content-Type is not supported; use application/json.' },
-  Throttling: { status: 429, message: 'Requests throttling triggered.' },
-  'Throttling.RateQuota': { status: 429, message: 'Requests rate limit exceeded, please try again later.' },
-  'Throttling.AllocationQuota': { status: 429, message: 'Allocated quota exceeded, please increase your quota limit.' },
+  ModelNotFound: { status: 404, message: 'Model can not be found.', page: DASHSCOPE_ERROR_PAGES.zh },
+  RequestTimeOut: {
+    status: 408,
+    message: 'Request timed out, please try again later.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
+  'BadRequest.TooLarge': { status: 413, message: 'Payload Too Large', page: DASHSCOPE_ERROR_PAGES.en },
+  /** Not on the page: what the fake answers a body that is not JSON. */
+  UnsupportedMediaType: {
+    status: 415,
+    message: 'The request Content-Type is not supported; use application/json.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
+  Throttling: { status: 429, message: 'Requests throttling triggered.', page: DASHSCOPE_ERROR_PAGES.en },
+  'Throttling.RateQuota': {
+    status: 429,
+    message: 'Requests rate limit exceeded, please try again later.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
+  LimitRequests: { status: 429, message: 'You exceeded your current requests list.', page: DASHSCOPE_ERROR_PAGES.zh },
+  /** A TPS/TPM throttle; DASHSCOPE_ERROR_MESSAGES.freeQuotaExceeded is the same code for a used-up free quota. */
+  'Throttling.AllocationQuota': {
+    status: 429,
+    message: 'Allocated quota exceeded, please increase your quota limit.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  CommodityNotPurchased: { status: 429, message: 'Commodity has not purchased yet.', page: DASHSCOPE_ERROR_PAGES.zh },
+  PrepaidBillOverdue: { status: 429, message: 'The prepaid bill is overdue.', page: DASHSCOPE_ERROR_PAGES.zh },
+  PostpaidBillOverdue: { status: 429, message: 'The postpaid bill is overdue.', page: DASHSCOPE_ERROR_PAGES.zh },
   InternalError: {
     status: 500,
     message: 'An internal error has occured, please try again later or contact service support.',
+    page: DASHSCOPE_ERROR_PAGES.en,
   },
-  ModelUnavailable: { status: 503, message: 'Model is unavailable, please try again later.' },
+  'InternalError.Algo': {
+    status: 500,
+    message: 'An internal error has occured during execution, please try again later or contact service support.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  ModelUnavailable: {
+    status: 503,
+    message: 'Model is unavailable, please try again later.',
+    page: DASHSCOPE_ERROR_PAGES.en,
+  },
 };
+
+/** Other documented messages of a code in DASHSCOPE_ERRORS, which mean something else (DASHSCOPE_ERROR_PAGES.zh). */
+export const DASHSCOPE_ERROR_MESSAGES = {
+  /** Throttling.AllocationQuota (429) or compatible mode's insufficient_quota: the free quota is used up for good. */
+  freeQuotaExceeded: 'Free allocated quota exceeded.',
+  /** InternalError.Algo on HTTP 400: an input URL answered without a Content-Length. */
+  missingContentLength: 'Missing Content-Length of multimodal url.',
+} as const;
 
 /** The code a DashScope failure carries for a bare HTTP status, when a test scripts only the status. */
 export const DASHSCOPE_CODE_FOR_STATUS: Record<number, string> = {
