@@ -121,7 +121,8 @@ const ENDPOINTS: Record<string, Endpoint> = {
  * recorded `body` holds its text fields plus `images: ReceivedImage[]`.
  */
 export class OpenAiFake {
-  readonly calls: { path: string; body: RecordedBody; at: number }[] = [];
+  /** Each call received, with the `x-request-id` it was answered with. */
+  readonly calls: { path: string; body: RecordedBody; at: number; requestId: string }[] = [];
   /** Streamed chat answers: content chunks planned and sent, and whether the client left before the end. */
   readonly streamed: { total: number; sent: number; closedEarly: boolean }[] = [];
   inFlight = 0;
@@ -176,14 +177,15 @@ export class OpenAiFake {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? '').split('?')[0];
-    res.setHeader(OPENAI_REQUEST_ID_HEADER, `req_${randomBytes(16).toString('hex')}`);
+    const requestId = `req_${randomBytes(16).toString('hex')}`;
+    res.setHeader(OPENAI_REQUEST_ID_HEADER, requestId);
     if (req.method === 'GET' && path.startsWith('/v1/files/')) return this.serveFile(path, res);
     const compatiblePath = path.startsWith(`${COMPATIBLE_MODE_PATH}/`);
     const route = path.slice(compatiblePath ? COMPATIBLE_MODE_PATH.length : '/v1'.length);
     const endpoint = path.startsWith('/v1/') || compatiblePath ? ENDPOINTS[route] : undefined;
     const contentType = String(req.headers['content-type'] ?? '');
     const parsed = await readBody(Buffer.concat(chunks), contentType);
-    const call = { path, body: parsed instanceof Refusal ? {} : parsed.body, at: Date.now() };
+    const call = { path, body: parsed instanceof Refusal ? {} : parsed.body, at: Date.now(), requestId };
     this.calls.push(call);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

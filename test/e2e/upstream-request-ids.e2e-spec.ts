@@ -1,0 +1,125 @@
+import { LOGGER } from '@gateway/common';
+import { TasksRepository } from '@gateway/db';
+import type { Logger } from 'pino';
+import { OpenAiFake } from '../fakes/openai-fake';
+import {
+  createApplication,
+  RunningApi,
+  RunningWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
+
+/**
+ * The upstream's own id of each call (docs/operations.md, upstream request ids): recorded with the task's upstream
+ * attempts for streamed answers too, and logged with the task id and route on every refusal.
+ */
+describe('upstream request ids in task records and logs', () => {
+  const upstream = new OpenAiFake({ delayMs: 0 });
+  let api: RunningApi;
+  let worker: RunningWorker;
+  let apiKey: string;
+  let appId: string;
+  let tasks: TasksRepository;
+  let logs: jest.SpiedFunction<Logger['info']>[];
+
+  beforeAll(async () => {
+    await upstream.start();
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    ({ apiKey, appId } = await createApplication(api));
+    tasks = api.app.get(TasksRepository);
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await upstream.stop();
+  });
+
+  beforeEach(() => {
+    upstream.reset();
+    const logger = worker.app.get<Logger>(LOGGER);
+    logs = [jest.spyOn(logger, 'info'), jest.spyOn(logger, 'warn')];
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const secret = 'the secret plan of the fox';
+  const messages = [{ role: 'user', content: secret }];
+  /** Posts, reads the whole answer (a stream to its end) and returns the task's stored record. */
+  const run = async (path: string, body: unknown) => {
+    const response = await fetch(`${api.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    await response.text();
+    const taskId = response.headers.get('x-task-id')!;
+    const record = await waitFor(
+      () => tasks.findForApp(taskId, appId),
+      (found) => found !== null && found.status !== 'queued' && found.status !== 'running',
+      'the task record',
+    );
+    return { status: response.status, taskId, record: record! };
+  };
+  /** The worker's log lines (object, message) that name this task. */
+  const linesOf = (taskId: string) =>
+    logs
+      .flatMap((spy) => spy.mock.calls)
+      .filter(([fields]) => (fields as { taskId?: string } | undefined)?.taskId === taskId)
+      .map(([fields, message]) => ({ fields: fields as Record<string, unknown>, message }));
+
+  it("records a streamed chat's upstream request id (the x-request-id it answered with)", async () => {
+    const { status, record } = await run('/v1/chat/completions', { model: 'x-chat', messages, stream: true });
+    expect([status, record.status]).toEqual([200, 'succeeded']);
+    expect(upstream.calls).toHaveLength(1);
+    expect(record.upstream).toEqual([
+      expect.objectContaining({ route: 'primary:gpt-test', outcome: 'ok', requestId: upstream.calls[0].requestId }),
+    ]);
+  });
+
+  it("records a passed-through Responses stream's upstream request id", async () => {
+    const { status, record } = await run('/v1/responses', { model: 'x-chat-responses', input: secret, stream: true });
+    expect([status, record.status]).toEqual([200, 'succeeded']);
+    expect(upstream.calls.map((call) => call.path)).toEqual(['/v1/responses']);
+    expect(record.upstream?.[0]).toMatchObject({ outcome: 'ok', requestId: upstream.calls[0].requestId });
+  });
+
+  it('logs a request the upstream rejects once, with task id, route and upstream id, and not the request', async () => {
+    upstream.failNext({ times: 1, status: 400 });
+    const { status, taskId, record } = await run('/v1/chat/completions', { model: 'x-chat', messages });
+    expect([status, record.upstream?.[0].requestId]).toEqual([400, upstream.calls[0].requestId]);
+    const lines = linesOf(taskId);
+    expect(lines).toEqual([
+      {
+        message: 'upstream rejected the request',
+        fields: expect.objectContaining({
+          route: 'primary:gpt-test',
+          failure: 'request',
+          status: 400,
+          upstreamRequestId: upstream.calls[0].requestId,
+        }),
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(secret);
+  });
+
+  it("logs a route that failed after its retries once, with the last call's upstream id", async () => {
+    upstream.failNext({ times: 10, status: 500 });
+    const { status, taskId } = await run('/v1/chat/completions', { model: 'x-chat', messages });
+    expect(status).toBe(500);
+    const last = upstream.calls[upstream.calls.length - 1];
+    expect(linesOf(taskId)).toEqual([
+      {
+        message: 'route failed, trying the next one',
+        fields: expect.objectContaining({
+          route: 'primary:gpt-test',
+          failure: 'retryable',
+          status: 500,
+          upstreamRequestId: last.requestId,
+        }),
+      },
+    ]);
+  });
+});
