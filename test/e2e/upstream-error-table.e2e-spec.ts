@@ -1,7 +1,8 @@
 import { TasksRepository } from '@gateway/db';
 import { join } from 'node:path';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
-import { DASHSCOPE_ERROR_MESSAGES } from '../fakes/upstream-rules';
+import { OpenAiFake } from '../fakes/openai-fake';
+import { COMPATIBLE_ERRORS, compatibleErrorBody, DASHSCOPE_ERROR_MESSAGES } from '../fakes/upstream-rules';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import {
   createApplication,
@@ -116,5 +117,62 @@ describe('DashScope error codes as the published table classes them', () => {
     expect(dashscope.calls).toHaveLength(1);
     const record = await recordOf(response);
     expect(record?.upstream).toEqual([expect.objectContaining({ route: ROUTE, outcome: 'request', code })]);
+  });
+});
+
+/**
+ * Compatible mode's `insufficient_quota` (a chat route of the test catalog, one route, against the OpenAI fake
+ * answering compatible mode's body): a throttle, unless its message says the free quota is used up; OpenAI's own
+ * `insufficient_quota`, without DashScope's `request_id`, is an account out of credit.
+ */
+describe('insufficient_quota as compatible mode and OpenAI mean it', () => {
+  const upstream = new OpenAiFake({ delayMs: 0 });
+  let api: RunningApi;
+  let worker: { close(): Promise<void> };
+  let apiKey: string;
+
+  beforeAll(async () => {
+    await upstream.start();
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, UPSTREAM_PRIMARY_API_KEY: 'upstream-secret' });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    ({ apiKey } = await createApplication(api));
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await upstream.stop();
+  });
+
+  beforeEach(() => upstream.reset());
+
+  const chat = () =>
+    postJson(
+      `${api.url}/v1/chat/completions`,
+      { model: 'x-chat', messages: [{ role: 'user', content: 'hi' }] },
+      apiKey,
+    );
+  const { status, message } = COMPATIBLE_ERRORS.insufficient_quota;
+
+  it('a TPM throttle: retried on the same route, which then answers', async () => {
+    upstream.failNext({ times: 1, status, body: compatibleErrorBody('insufficient_quota', message, 'r-tpm') });
+    const response = await chat();
+    expect(response.status).toBe(200);
+    expect(upstream.calls).toHaveLength(2);
+  });
+
+  it('"Free allocated quota exceeded.": the route’s, not asked again', async () => {
+    const body = compatibleErrorBody('insufficient_quota', DASHSCOPE_ERROR_MESSAGES.freeQuotaExceeded, 'r-free');
+    upstream.failNext({ times: 5, status, body });
+    const response = await chat();
+    expect(response.status).toBe(500);
+    expect(response.body.error.code).toBe('UpstreamError');
+    expect(upstream.calls).toHaveLength(1);
+  });
+
+  it('OpenAI’s own (no request_id in the body): out of credit, the route’s', async () => {
+    upstream.failNext({ times: 5, error: 'insufficient_quota' });
+    const response = await chat();
+    expect(response.status).toBe(500);
+    expect(upstream.calls).toHaveLength(1);
   });
 });

@@ -955,6 +955,25 @@ export const OPENAI_ERROR_FOR_STATUS: Record<number, OpenAiErrorName> = {
 };
 
 /**
+ * Compatible mode's error answers that differ from OpenAI's by meaning, not shape (DASHSCOPE_ERROR_PAGES.zh,
+ * "429-Throttling.AllocationQuota/insufficient_quota" and "429-Throttling.RateQuota/LimitRequests/limit_requests"):
+ * its `insufficient_quota` is a TPS/TPM throttle unless the message is DASHSCOPE_ERROR_MESSAGES.freeQuotaExceeded.
+ */
+export const COMPATIBLE_ERRORS = {
+  insufficient_quota: {
+    status: 429,
+    message: 'You exceeded your current quota, please check your plan and billing details.',
+    page: DASHSCOPE_ERROR_PAGES.zh,
+  },
+  limit_requests: { status: 429, message: 'You exceeded your current requests list.', page: DASHSCOPE_ERROR_PAGES.zh },
+} as const satisfies Record<string, DashScopeErrorRule>;
+
+/** Compatible mode's error body: OpenAI's `error` object with DashScope's `id` and `request_id` beside it. */
+export function compatibleErrorBody(code: string, message: string, requestId: string) {
+  return { error: { message, type: code, param: null, code }, id: `chatcmpl-${requestId}`, request_id: requestId };
+}
+
+/**
  * The code compatible mode puts on a parameter it refuses, and the prefix of its message
  * ("<400> InternalError.Algo.InvalidParameter: Range of top_p should be (0.0, 1.0]").
  */
