@@ -134,10 +134,18 @@ export async function streamFromUpstream(
   } catch (error) {
     if (options.stop.aborted) return { requestId: headerRequestId(response.headers) };
     // A failure `onData` found in what arrived (an error event, say) is already said as one.
-    if (error instanceof ProviderError) throw error;
-    throw failureFromNetworkError(error as Error);
+    const failure = error instanceof ProviderError ? error : failureFromNetworkError(error as Error);
+    // Answered 200 with the id, so a failure mid-stream is recorded and logged by it too.
+    throw withRequestId(failure, headerRequestId(response.headers));
   }
   return { requestId: headerRequestId(response.headers) };
+}
+
+/** The failure with the upstream's request id, unless it has one already or there is none. */
+export function withRequestId(failure: ProviderError, requestId: string | undefined): ProviderError {
+  if (failure.requestId || !requestId) return failure;
+  const { message, status, retryAfter, code } = failure;
+  return new ProviderError(message, failure.failure, status, { retryAfter, code, requestId });
 }
 
 export interface DownloadOptions {

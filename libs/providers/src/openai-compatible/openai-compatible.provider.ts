@@ -33,6 +33,7 @@ import {
   idOf,
   streamFromUpstream,
   upstreamAgent,
+  withRequestId,
 } from '../upstream-http';
 
 /** The JSON answer carries the image in base64 (4/3 of its size) plus a little JSON. */
@@ -152,7 +153,9 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
         whole.add(chunk);
         await onChunk(chunk);
       },
-    );
+    ).catch((error: unknown) => {
+      throw error instanceof ProviderError ? withRequestId(error, chunkId) : error;
+    });
     return {
       // Without the header, the chunks' `id`: DashScope's compatible mode sends its request id there.
       requestId: requestId ?? chunkId,

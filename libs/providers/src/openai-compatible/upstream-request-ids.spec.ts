@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
+import { ProviderError } from '../provider.types';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 
 /**
@@ -22,7 +23,8 @@ describe('OpenAiCompatibleProvider request ids', () => {
         if (answer.header) res.setHeader('x-request-id', answer.header);
         if (answer.events) {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
-          for (const event of answer.events) res.write(`data: ${JSON.stringify(event)}\n\n`);
+          for (const event of answer.events)
+            res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
           return res.end('data: [DONE]\n\n');
         }
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -77,6 +79,15 @@ describe('OpenAiCompatibleProvider request ids', () => {
     answer = { events: chunks('chatcmpl-chunk') };
     const streamed = await provider.streamChat(route, chatCall, ignore, open());
     expect([streamed.requestId, streamed.choices[0].message.content]).toEqual(['chatcmpl-chunk', 'hello']);
+  });
+
+  it('gives a stream that breaks off the same id, for the failed attempt', async () => {
+    const broken = (header?: string) => {
+      answer = { header, events: [chunks('chatcmpl-broken')[0], 'not json'] };
+      return provider.streamChat(route, chatCall, ignore, open()).catch((error: ProviderError) => error);
+    };
+    expect(await broken('req_broken')).toMatchObject({ failure: 'retryable', requestId: 'req_broken' });
+    expect(await broken()).toMatchObject({ failure: 'retryable', requestId: 'chatcmpl-broken' });
   });
 
   it("records a passed-through Responses stream by its header, else by its response's id", async () => {
