@@ -2,15 +2,20 @@ import { MAX_RECORDED_UPSTREAM_ATTEMPTS } from '@gateway/contracts';
 import { TasksRepository, UsageDailyRepository } from '@gateway/db';
 import { GatewayRedis } from '@gateway/queue';
 import { encode } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { OPENAI_CHARS_PER_TOKEN } from '../fakes/upstream-rules';
+import { ENTRY_POINTS } from '../../scripts/processes';
 import { bullmqScriptSha } from '../helpers/bullmq-scripts';
 import {
   createApplication,
   getJson,
   postJson,
+  processEnv,
   ROOT,
   RunningApi,
   startApi,
@@ -414,6 +419,8 @@ describe('POST /v1/embeddings', () => {
       const response = await postJson(`${api.url}/v1/embeddings`, { model: 'fallback-embedding', input: 'x' }, apiKey);
       expect(response.status).toBe(500);
       expect(response.body.error).toMatchObject({ code: 'UpstreamError', type: 'api_error' });
+      // No upstream named a time: the gateway's default.
+      expect(response.headers.get('retry-after')).toBe('10');
       const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
       expect(task.body).toMatchObject({ status: 'failed', error: { code: 'UpstreamError' } });
     });
@@ -485,6 +492,83 @@ describe('POST /v1/embeddings', () => {
       await Promise.all([shippedApi.close(), shippedWorker.close()]);
       await dashscope.stop();
     }
+  });
+
+  it("fails a DashScope TPM throttle that outlasts the retries with 500 and Retry-After, never answering another space's vectors", async () => {
+    const dashscope = await new OpenAiFake().start();
+    // The shipped catalog used to fall back to OpenAI, then to the local all-MiniLM, under the same id.
+    const openai = await new OpenAiFake().start();
+    const env = testEnv({
+      MODELS_CONFIG: join(ROOT, 'config', 'models.yaml'),
+      UPSTREAM_DASHSCOPE_BASE_URL: dashscope.rootUrl,
+      UPSTREAM_OPENAI_BASE_URL: openai.baseUrl,
+    });
+    const [shippedApi, shippedWorker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey: key } = await createApplication(shippedApi);
+      // Compatible mode's answer to a passing TPM throttle: OpenAI's insufficient_quota, with DashScope's request_id.
+      dashscope.failNext({
+        times: 100,
+        status: 429,
+        body: {
+          error: {
+            message: 'You exceeded your current quota, please check your plan and billing details.',
+            type: 'insufficient_quota',
+            param: null,
+            code: 'insufficient_quota',
+          },
+          request_id: 'a1b2c3d4-0000-4000-8000-000000000000',
+        },
+      });
+      const response = await postJson(
+        `${shippedApi.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'throttled', dimensions: 64 },
+        key,
+      );
+      expect(response.status).toBe(500);
+      expect(response.body.error).toMatchObject({ code: 'UpstreamError', type: 'api_error' });
+      expect(response.body.data).toBeUndefined();
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Retried on DashScope (first try + UPSTREAM_RETRIES), and no other space was asked.
+      expect(dashscope.calls).toHaveLength(3);
+      expect(openai.calls).toHaveLength(0);
+    } finally {
+      await Promise.all([shippedApi.close(), shippedWorker.close()]);
+      await Promise.all([dashscope.stop(), openai.stop()]);
+    }
+  });
+
+  it('refuses to start on a catalog whose model mixes vector spaces, naming the model', async () => {
+    const catalog = join(mkdtempSync(join(tmpdir(), 'mixed-spaces-')), 'models.yaml');
+    writeFileSync(
+      catalog,
+      [
+        'models:',
+        '  - id: text-embedding-v4',
+        '    capability: embeddings',
+        '    routes:',
+        '      - { provider: openai-compatible, upstream: primary, model: text-embedding-v4 }',
+        '      - { provider: local, model: all-minilm-l6-v2 }',
+        '',
+      ].join('\n'),
+    );
+    // The built api as an operator starts it: Nest ends the process when a provider fails to construct.
+    const api = spawnSync(process.execPath, [ENTRY_POINTS.api], {
+      env: processEnv(
+        testEnv({
+          MODELS_CONFIG: catalog,
+          UPSTREAM_PRIMARY_BASE_URL: primary.baseUrl,
+          API_PORT: 0,
+          LOG_LEVEL: 'error',
+        }),
+      ),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(api.status).not.toBe(0);
+    expect(api.stdout + api.stderr).toMatch(
+      /model \\?"text-embedding-v4\\?" embed into different vector spaces \(primary\/text-embedding-v4, local\/all-minilm-l6-v2\)/,
+    );
   });
 
   async function unknownButWellFormedKey(): Promise<string> {

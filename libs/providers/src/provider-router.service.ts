@@ -39,6 +39,17 @@ export interface TaskTrace {
   attempts?: UpstreamAttempt[];
 }
 
+/**
+ * Seconds a caller is asked to wait when every route failed and the upstreams named no time: about one window of a
+ * per-minute (TPM/RPM) throttle, the usual reason retries did not outlast a failure.
+ */
+export const DEFAULT_RETRY_AFTER_S = 10;
+
+/** Retry-After of an exhausted model: the longest an upstream asked for, else DEFAULT_RETRY_AFTER_S. */
+function retryAfterHeader(seconds: number | undefined): Record<string, string> {
+  return { 'retry-after': String(Math.ceil(seconds ?? DEFAULT_RETRY_AFTER_S)) };
+}
+
 /** The optional operations of ModelProvider; a route whose provider lacks one is skipped for it. */
 type Operation = 'embed' | 'chat' | 'streamChat' | 'editImage' | 'respond' | 'streamRespond';
 type Offering<O extends Operation> = ModelProvider & Required<Pick<ModelProvider, O>>;
@@ -50,7 +61,8 @@ function offers<O extends Operation>(provider: ModelProvider | undefined, operat
 /**
  * Calls a model through its routes (docs/architecture.md, providers): retryable failures (network, timeout, 429, 5xx) are retried with
  * exponential backoff and jitter, then the next route is tried; an upstream that judges the request invalid is
- * the caller's 400; when every route failed the answer is 500 UpstreamError.
+ * the caller's 400; when every route failed the answer is 500 UpstreamError with Retry-After. A model's embedding
+ * routes share one vector space (catalog loader), so falling back never mixes vectors a caller cannot compare.
  */
 @Injectable()
 export class ProviderRouter {
@@ -110,6 +122,7 @@ export class ProviderRouter {
   ): Promise<RoutedAnswer<EmbeddingsAnswer>> {
     const started = performance.now();
     let unavailable = `the model ${modelId} is unavailable (no route can serve this model)`;
+    let retryAfter: number | undefined;
     for (const route of routes) {
       if (!offers(this.providers[route.provider], 'embed')) continue;
       try {
@@ -119,10 +132,13 @@ export class ProviderRouter {
         // throughRoutes of one route answers UpstreamError once that route has failed; anything else is final.
         if (!(error instanceof GatewayError) || error.code !== 'UpstreamError') throw error;
         unavailable = error.message;
+        const asked = Number(error.headers?.['retry-after']);
+        if (asked > 0) retryAfter = Math.max(retryAfter ?? 0, asked);
       }
     }
     throw new GatewayError('UpstreamError', unavailable, {
       details: { provider_ms: Math.round(performance.now() - started) },
+      headers: retryAfterHeader(retryAfter),
     });
   }
 
@@ -286,6 +302,7 @@ export class ProviderRouter {
   ): Promise<RoutedAnswer<T>> {
     const started = performance.now();
     let lastFailure = 'no route can serve this model';
+    let retryAfter: number | undefined;
     for (const route of routes) {
       const provider = this.providers[route.provider];
       if (!offers(provider, operation)) continue;
@@ -325,11 +342,14 @@ export class ProviderRouter {
           throw new GatewayError('ContentRejected', `content inspection refused the input: ${error.message}`);
         }
         lastFailure = `${route.key}: ${error.message}`;
+        // 0 ("after your own backoff") says nothing once the backoff is spent.
+        if (error.retryAfter) retryAfter = Math.max(retryAfter ?? 0, error.retryAfter);
         this.logger.warn(refusal, 'route failed, trying the next one');
       }
     }
     throw new GatewayError('UpstreamError', `the model ${modelId} is unavailable (${lastFailure})`, {
       details: { provider_ms: Math.round(performance.now() - started) },
+      headers: retryAfterHeader(retryAfter),
     });
   }
 

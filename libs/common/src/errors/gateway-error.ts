@@ -32,12 +32,25 @@ export class GatewayError extends Error {
 
   /** The serialisable form carried through queues and stored on tasks. */
   toJSON(): SerializedError {
-    return { status: this.status, code: this.code, message: this.message, param: this.param, details: this.details };
+    const retryAfter = Number(this.headers?.['retry-after']);
+    return {
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      param: this.param,
+      details: this.details,
+      // The one header a worker's failure carries to the api's answer (an exhausted upstream's Retry-After).
+      ...(Number.isFinite(retryAfter) ? { retryAfter } : {}),
+    };
   }
 
   static from(serialized: SerializedError): GatewayError {
     const code = serialized.code in ERROR_CODES ? (serialized.code as ErrorCode) : 'InternalError';
-    return new GatewayError(code, serialized.message, { param: serialized.param, details: serialized.details });
+    return new GatewayError(code, serialized.message, {
+      param: serialized.param,
+      details: serialized.details,
+      headers: serialized.retryAfter === undefined ? undefined : { 'retry-after': String(serialized.retryAfter) },
+    });
   }
 }
 
@@ -47,6 +60,8 @@ export interface SerializedError {
   message: string;
   param?: string;
   details?: Record<string, unknown>;
+  /** Seconds, answered as the Retry-After header. */
+  retryAfter?: number;
 }
 
 export interface ErrorEnvelope {
