@@ -105,6 +105,28 @@ describe('upstream request ids in task records and logs', () => {
     expect(JSON.stringify(lines)).not.toContain(secret);
   });
 
+  it("logs content inspection's refusal once, with task id, route and upstream id", async () => {
+    const error = {
+      message: 'Input data may contain inappropriate content.',
+      type: 'invalid_request_error',
+      param: null,
+    };
+    upstream.failNext({ times: 1, status: 400, body: { error: { ...error, code: 'data_inspection_failed' } } });
+    const { status, taskId, record } = await run('/v1/chat/completions', { model: 'x-chat', messages });
+    expect([status, record.error?.code]).toEqual([400, 'ContentRejected']);
+    expect(linesOf(taskId)).toEqual([
+      {
+        message: 'upstream content inspection refused the input',
+        fields: expect.objectContaining({
+          route: 'primary:gpt-test',
+          failure: 'content',
+          code: 'data_inspection_failed',
+          upstreamRequestId: upstream.calls[0].requestId,
+        }),
+      },
+    ]);
+  });
+
   it("logs a route that failed after its retries once, with the last call's upstream id", async () => {
     upstream.failNext({ times: 10, status: 500 });
     const { status, taskId } = await run('/v1/chat/completions', { model: 'x-chat', messages });
