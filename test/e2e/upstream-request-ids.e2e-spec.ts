@@ -18,6 +18,8 @@ import {
  */
 describe('upstream request ids in task records and logs', () => {
   const upstream = new OpenAiFake({ delayMs: 0 });
+  // The catalog's `broken` upstream (x-chat-responses-fallback's first route): a slow stream the test cuts off.
+  const slow = new OpenAiFake({ delayMs: 0, streamChunkDelayMs: 50, chatReply: 'word '.repeat(200) });
   let api: RunningApi;
   let worker: RunningWorker;
   let apiKey: string;
@@ -26,8 +28,8 @@ describe('upstream request ids in task records and logs', () => {
   let logs: jest.SpiedFunction<Logger['info']>[];
 
   beforeAll(async () => {
-    await upstream.start();
-    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    await Promise.all([upstream.start(), slow.start()]);
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, UPSTREAM_BROKEN_BASE_URL: slow.baseUrl });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey, appId } = await createApplication(api));
     tasks = api.app.get(TasksRepository);
@@ -35,7 +37,7 @@ describe('upstream request ids in task records and logs', () => {
 
   afterAll(async () => {
     await Promise.all([api?.close(), worker?.close()]);
-    await upstream.stop();
+    await Promise.all([upstream.stop(), slow.stop()]);
   });
 
   beforeEach(() => {
@@ -141,6 +143,28 @@ describe('upstream request ids in task records and logs', () => {
           status: 500,
           upstreamRequestId: last.requestId,
         }),
+      },
+    ]);
+  });
+
+  it('records and logs a stream that broke off after it was relayed by the id it was answered with', async () => {
+    const body = { model: 'x-chat-responses-fallback', input: secret, stream: true };
+    const running = run('/v1/responses', body);
+    await waitFor(
+      () => slow.streamed[0]?.sent ?? 0,
+      (sent) => sent >= 3,
+      'a few relayed pieces',
+    );
+    await slow.stop();
+    const { taskId, record } = await running;
+    expect([record.status, record.error?.code]).toEqual(['failed', 'UpstreamError']);
+    expect(record.upstream).toEqual([
+      expect.objectContaining({ route: 'broken:gpt-test', outcome: 'retryable', requestId: slow.calls[0].requestId }),
+    ]);
+    expect(linesOf(taskId)).toEqual([
+      {
+        message: 'upstream stream broke off',
+        fields: expect.objectContaining({ route: 'broken:gpt-test', upstreamRequestId: slow.calls[0].requestId }),
       },
     ]);
   });

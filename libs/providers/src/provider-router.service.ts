@@ -321,18 +321,11 @@ export class ProviderRouter {
         );
         return { value, route, providerMs: performance.now() - started };
       } catch (error) {
+        const brokeOff = brokenOff(error);
+        if (brokeOff) this.logger.warn(refusalOf(brokeOff, modelId, route, task), 'upstream stream broke off');
         if (!(error instanceof ProviderError)) throw error;
         // One line per refusal, with what finds it upstream (the upstream's request id) and in the task record.
-        const refusal = {
-          taskId: task?.taskId,
-          model: modelId,
-          route: route.key,
-          status: error.status,
-          code: error.code,
-          upstreamRequestId: error.requestId,
-          failure: error.failure,
-          err: error.message,
-        };
+        const refusal = refusalOf(error, modelId, route, task);
         if (error.failure === 'request') {
           this.logger.info(refusal, 'upstream rejected the request');
           throw new GatewayError('InvalidParameter', `the upstream model rejected the request: ${error.message}`);
@@ -393,7 +386,9 @@ export class ProviderRouter {
       const requestId = (value as { requestId?: string }).requestId;
       record({ route: route.key, outcome: 'ok', ms: Math.round(seconds * 1000), ...(requestId ? { requestId } : {}) });
       return value;
-    } catch (error) {
+    } catch (thrown: unknown) {
+      // A stream that broke off after it was relayed is the caller's UpstreamError, and still the upstream's failure.
+      const error = brokenOff(thrown) ?? thrown;
       const reason =
         error instanceof ProviderError ? (error.status ? String(error.status) : error.failure) : 'internal';
       this.metrics.upstreamDuration.observe(
@@ -409,7 +404,7 @@ export class ProviderRouter {
           ? definedOf({ status: error.status, code: error.code, requestId: error.requestId })
           : {}),
       });
-      throw error;
+      throw thrown;
     }
   }
 
@@ -463,11 +458,31 @@ class HandedOn {
     try {
       return await running;
     } catch (error) {
+      // The upstream's failure stays its cause: the attempt is recorded and logged by it.
       if (this.count > 0 && error instanceof ProviderError)
-        throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`);
+        throw new GatewayError('UpstreamError', `the upstream stream broke off: ${error.message}`, { cause: error });
       throw error;
     }
   }
+}
+
+/** The upstream's failure that ended a stream after it was relayed (HandedOn.settle), if that is what `error` is. */
+function brokenOff(error: unknown): ProviderError | undefined {
+  return error instanceof GatewayError && error.cause instanceof ProviderError ? error.cause : undefined;
+}
+
+/** An upstream refusal's log fields: what finds it upstream and in the task record, never the request or a key. */
+function refusalOf(error: ProviderError, modelId: string, route: ResolvedRoute, task?: TaskTrace) {
+  return {
+    taskId: task?.taskId,
+    model: modelId,
+    route: route.key,
+    status: error.status,
+    code: error.code,
+    upstreamRequestId: error.requestId,
+    failure: error.failure,
+    err: error.message,
+  };
 }
 
 /** The call for a Responses endpoint, when the api prepared one (the model has a route with it). */
