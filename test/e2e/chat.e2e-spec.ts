@@ -55,6 +55,8 @@ describe('POST /v1/chat/completions', () => {
       { model: 'x-chat', messages: [{ role: 'user', content: 'count me' }] },
       apiKey,
     );
+    // What served: the route's catalog key (upstream name and model, never its address or key).
+    expect(response.headers.get('x-gateway-route')).toBe('primary:gpt-test');
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
     expect(task.body).toMatchObject({
       status: 'succeeded',

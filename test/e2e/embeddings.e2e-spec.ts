@@ -411,6 +411,9 @@ describe('POST /v1/embeddings', () => {
       expect(broken.calls.length).toBe(3); // first try + UPSTREAM_RETRIES
       expect(secondary.calls).toHaveLength(1);
       expect(secondary.calls[0].body.model).toBe('embed-a');
+      // The route that served, by its catalog key; the body keeps the id the caller used.
+      expect(response.headers.get('x-gateway-route')).toBe('secondary:embed-a');
+      expect(response.body.model).toBe('fallback-embedding');
     });
 
     it('answers 500 UpstreamError when every route fails', async () => {

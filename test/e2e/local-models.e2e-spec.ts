@@ -163,4 +163,28 @@ describe('local models through the gateway', () => {
       await Promise.all([plainApi.close(), plainWorker.close()]);
     }
   });
+
+  it("answers the shipped catalog's text-embedding-v4 locally while no DashScope upstream is configured, saying so", async () => {
+    const env = testEnv({
+      LOCAL_MODELS: 'on',
+      LOCAL_MODELS_DIR: join(ROOT, '.data', 'models'),
+      MODELS_CONFIG: join(ROOT, 'config', 'models.yaml'),
+    });
+    const [shippedApi, shippedWorker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey: key } = await createApplication(shippedApi);
+      const response = await postJson(
+        `${shippedApi.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'hello' },
+        key,
+      );
+      expect(response.status).toBe(200);
+      // Not DashScope's vectors: the body and the header name the local space, at the spec's default 1024.
+      expect(response.body.model).toBe('text-embedding-v4-local');
+      expect(response.headers.get('x-gateway-route')).toBe('local:all-minilm-l6-v2');
+      expect(response.body.data[0].embedding).toHaveLength(1024);
+    } finally {
+      await Promise.all([shippedApi.close(), shippedWorker.close()]);
+    }
+  }, 180_000);
 });

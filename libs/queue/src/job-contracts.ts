@@ -153,7 +153,15 @@ export interface TaskUsage {
  * stored verbatim), or the error.
  */
 export type TaskOutcome = (
-  | { ok: true; body: string; usage?: TaskUsage; provider: string; providerMs: number }
+  | {
+      ok: true;
+      body: string;
+      usage?: TaskUsage;
+      provider: string;
+      /** The catalog route key that served, never an address or key: the api's X-Gateway-Route header. */
+      route?: string;
+      providerMs: number;
+    }
   | { ok: false; error: SerializedError; providerMs: number }
 ) & {
   /**

@@ -141,6 +141,8 @@ export class TaskSubmitter {
       http.reply.header('x-task-id', payload.taskId);
       http.request.gatewayTiming.providerMs = outcome.providerMs;
       if (!outcome.ok) throw GatewayError.from(outcome.error);
+      // What served, whatever id the body names (docs/contracts.md, headers).
+      if (outcome.route) http.reply.header('x-gateway-route', outcome.route);
       http.reply.header('content-type', 'application/json; charset=utf-8');
       return outcome.body;
     } finally {

@@ -40,6 +40,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
         total_tokens: promptTokens + completionTokens,
       },
       provider: answered.route.provider,
+      route: answered.route.key,
       providerMs: answered.providerMs,
       costNanos: this.pricing.tokenCostNanos(spec, promptTokens, completionTokens),
     };

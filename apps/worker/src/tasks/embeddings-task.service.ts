@@ -44,6 +44,7 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
       }),
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
       provider: answer.route.provider,
+      route: answer.route.key,
       providerMs: answer.providerMs,
       costNanos: this.pricing.tokenCostNanos(spec, promptTokens),
     };

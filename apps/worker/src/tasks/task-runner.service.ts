@@ -87,6 +87,7 @@ export class TaskRunner {
           body: executed.body,
           usage: executed.usage,
           provider: executed.provider,
+          ...(executed.route ? { route: executed.route } : {}),
           providerMs: executed.providerMs,
           ...timing,
         };

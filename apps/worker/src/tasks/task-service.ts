@@ -6,6 +6,8 @@ export interface ExecutedTask {
   body: string;
   usage: TaskUsage;
   provider: string;
+  /** The catalog route that served (`<upstream>:<model>`, `local:<model>`), answered as X-Gateway-Route. */
+  route?: string;
   providerMs: number;
   /** Integer nanos of the catalog currency (@gateway/common money). */
   costNanos: number;
