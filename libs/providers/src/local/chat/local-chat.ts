@@ -183,32 +183,22 @@ function choiceOf(
     }
   }
   const finishReason = reader.complete ? (output.legacy ? 'function_call' : 'tool_calls') : cutOff;
-  if (output.legacy) {
-    const [first] = calls;
-    return {
-      index,
-      message: {
-        role: 'assistant',
-        content: null,
-        refusal: null,
-        ...(first ? { function_call: { name: first.name, arguments: first.arguments } } : {}),
-      },
-      finish_reason: finishReason,
-      logprobs: null,
-    };
-  }
+  // Legacy `functions` answer one `function_call`; tools answer `tool_calls`.
+  const [first] = calls;
+  const answered = output.legacy
+    ? first
+      ? { function_call: { name: first.name, arguments: first.arguments } }
+      : {}
+    : {
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: 'function' as const,
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
   return {
     index,
-    message: {
-      role: 'assistant',
-      content: null,
-      refusal: null,
-      tool_calls: calls.map((call) => ({
-        id: call.id,
-        type: 'function' as const,
-        function: { name: call.name, arguments: call.arguments },
-      })),
-    },
+    message: { role: 'assistant', content: null, refusal: null, ...answered },
     finish_reason: finishReason,
     logprobs: null,
   };
