@@ -168,8 +168,7 @@ export class ProviderRouter {
             'embed',
             (provider, partRoute) => provider.embed(partRoute, part),
             task,
-            undefined,
-            [route],
+            { routes: [route] },
           );
           answers[index] = answered.value;
         } catch (error) {
@@ -188,14 +187,9 @@ export class ProviderRouter {
 
   /** Only the routes that honour every feature the call needs are tried (CatalogService.chatRoutesOf). */
   chat(modelId: string, call: ChatCall, task?: TaskTrace): Promise<RoutedAnswer<ChatAnswer>> {
-    return this.throughRoutes(
-      modelId,
-      'chat',
-      (provider, route) => provider.chat(route, call),
-      task,
-      undefined,
-      this.catalog.chatRoutesOf(modelId, call.features),
-    );
+    return this.throughRoutes(modelId, 'chat', (provider, route) => provider.chat(route, call), task, {
+      routes: this.catalog.chatRoutesOf(modelId, call.features),
+    });
   }
 
   /**
@@ -216,8 +210,7 @@ export class ProviderRouter {
       'streamChat',
       (provider, route) => handedOn.settle(provider.streamChat(route, call, relay, signal)),
       task,
-      undefined,
-      this.catalog.chatRoutesOf(modelId, call.features),
+      { routes: this.catalog.chatRoutesOf(modelId, call.features) },
     );
   }
 
@@ -237,8 +230,7 @@ export class ProviderRouter {
           ? provider.respond(route, passed)
           : provider.chat(route, call),
       task,
-      undefined,
-      this.catalog.chatRoutesOf(modelId, call.features),
+      { routes: this.catalog.chatRoutesOf(modelId, call.features) },
     );
   }
 
@@ -272,20 +264,15 @@ export class ProviderRouter {
             : provider.streamChat(route, call, onChunk, signal),
         ),
       task,
-      undefined,
-      this.catalog.chatRoutesOf(modelId, call.features),
+      { routes: this.catalog.chatRoutesOf(modelId, call.features) },
     );
   }
 
   /** One output image; an edit of n images makes n calls. */
   editImage(modelId: string, call: ImageEditCall, task?: TaskTrace): Promise<RoutedAnswer<ImageEditAnswer>> {
-    return this.throughRoutes(
-      modelId,
-      'editImage',
-      (provider, route) => provider.editImage(route, call),
-      task,
-      call.variation,
-    );
+    return this.throughRoutes(modelId, 'editImage', (provider, route) => provider.editImage(route, call), task, {
+      image: call.variation,
+    });
   }
 
   /**
@@ -297,8 +284,7 @@ export class ProviderRouter {
     operation: O,
     invoke: (provider: Offering<O>, route: ResolvedRoute) => Promise<T>,
     task?: TaskTrace,
-    image?: number,
-    routes = this.catalog.routesOf(modelId),
+    { image, routes = this.catalog.routesOf(modelId) }: ThroughRoutesScope = {},
   ): Promise<RoutedAnswer<T>> {
     const started = performance.now();
     let lastFailure = 'no route can serve this model';
@@ -488,6 +474,12 @@ function refusalOf(error: ProviderError, modelId: string, route: ResolvedRoute, 
 /** The call for a Responses endpoint, when the api prepared one (the model has a route with it). */
 function passedThrough(call: RespondCall): PassedThroughCall | undefined {
   return call.responses ? { ...call, responses: call.responses } : undefined;
+}
+
+/** Which routes `throughRoutes` tries (by default all of the model's), and the output image a call is for. */
+interface ThroughRoutesScope {
+  image?: number;
+  routes?: ResolvedRoute[];
 }
 
 /** The fields that have a value, so a record carries no nulls for what an upstream did not say. */
