@@ -248,6 +248,19 @@ function histogram(text: string, name: string): Histogram {
   return h;
 }
 
+/** A gauge's value in a Prometheus text exposition (prom-client's default process and Node.js metrics). */
+function gauge(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
+}
+
+/** The api's resident set and used heap as its /metrics reports them now, in MB. */
+async function apiMemory(apiMetricsUrl: string): Promise<string> {
+  const text = await scrape(apiMetricsUrl);
+  const mb = (name: string) => fmt(gauge(text, name) / 1e6, 1);
+  return `RSS ${mb('process_resident_memory_bytes')} MB, heapUsed ${mb('nodejs_heap_size_used_bytes')} MB`;
+}
+
 /** The histograms this bench follows: the api's overhead, and the worker's view of the same requests. */
 interface Snapshot {
   overhead: Histogram;
@@ -664,6 +677,7 @@ async function run(opts: Options, setup: Setup): Promise<void> {
   print(`  /metrics gateway_overhead_seconds, load phase: ${describeOverhead(load.overhead)}`);
   print(`  of which (means, api + worker /metrics): ${breakdown(load)}`);
   print(`  /metrics gateway_overhead_seconds, whole run:  ${describeOverhead(whole.overhead)}`);
+  print(`  api memory after the load phase: ${await apiMemory(apiMetrics)}`);
   const loadTasks = total(tasksAfterLoad) - total(tasksBeforeLoad);
   print(
     `  task records written during the load phase: ${loadTasks} (${countsDelta(tasksAfterLoad, tasksBeforeLoad)}) vs ${gatewayLoad['2xx']} 2xx responses`,
