@@ -122,6 +122,9 @@ async function main() {
     UPSTREAM_OPENAI_BASE_URL: fake.baseUrl,
     // The fake ignores it; set so the gateway sends the same Authorization header as the direct calls.
     UPSTREAM_OPENAI_API_KEY: 'none',
+    // text-embedding-v4, the benches' model, is DashScope's (compatible mode, which the fake serves under its root).
+    UPSTREAM_DASHSCOPE_BASE_URL: fake.baseUrl.replace(/\/v1$/, ''),
+    UPSTREAM_DASHSCOPE_API_KEY: 'none',
     ...setup.env,
   });
 
