@@ -43,14 +43,17 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   it('streams several chunks that add up to the non-streamed answer, with a usage chunk when asked', async () => {
     const whole = await client.chat.completions.create({ model: 'x-chat', messages, temperature: 0, seed: 1 });
-    const stream = await client.chat.completions.create({
-      model: 'x-chat',
-      messages,
-      temperature: 0,
-      seed: 1,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: 'x-chat',
+        messages,
+        temperature: 0,
+        seed: 1,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
+    expect(response.headers.get('x-gateway-route')).toBe('primary:gpt-test');
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     const contentChunks = chunks.filter((chunk) => chunk.choices[0]?.delta?.content);

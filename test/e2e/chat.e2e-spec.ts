@@ -1,6 +1,15 @@
 import OpenAI from 'openai';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { createApplication, getJson, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import {
+  createApplication,
+  getJson,
+  postJson,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
 
 describe('POST /v1/chat/completions', () => {
   const upstream = new OpenAiFake();
@@ -62,12 +71,43 @@ describe('POST /v1/chat/completions', () => {
       status: 'succeeded',
       endpoint: 'chat.completions',
       model: 'x-chat',
+      route: 'primary:gpt-test',
       usage: response.body.usage,
     });
+    expect(task.headers.get('x-gateway-route')).toBe('primary:gpt-test');
     // x-chat costs 0.0008 per 1k input and 0.002 per 1k output tokens: 800 and 2,000 nanos a token, exactly.
     const { prompt_tokens, completion_tokens } = response.body.usage;
     expect(task.body.cost).toBe((800 * prompt_tokens + 2_000 * completion_tokens) / 1e9);
     expect(task.body.result).toEqual(response.body);
+  });
+
+  it('names the route on an asynchronous task read later, and on an answer replayed by Idempotency-Key', async () => {
+    const body = { model: 'x-chat', messages: [{ role: 'user', content: 'once only' }] };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${api.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, ...headers },
+        body: JSON.stringify(body),
+      });
+    const queued = await post({ 'x-async': 'enable' });
+    expect(queued.status).toBe(202);
+    const { task_id: taskId } = (await queued.json()) as { task_id: string };
+    const task = await waitFor(
+      () => getJson(`${api.url}/v1/tasks/${taskId}`, apiKey),
+      (read) => read.body.status === 'succeeded',
+      'the asynchronous task',
+    );
+    expect(task.headers.get('x-gateway-route')).toBe('primary:gpt-test');
+    expect(task.body.route).toBe('primary:gpt-test');
+
+    const key = `route-${Date.now()}`;
+    const first = await post({ 'idempotency-key': key });
+    const replay = await post({ 'idempotency-key': key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect([first.headers.get('x-gateway-route'), replay.headers.get('x-gateway-route')]).toEqual([
+      'primary:gpt-test',
+      'primary:gpt-test',
+    ]);
   });
 
   it.each([

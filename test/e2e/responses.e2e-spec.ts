@@ -731,7 +731,11 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
     const response = await client.responses.create({ model: fallback, instructions: 'be brief', input: 'hello' });
     expect(response).toMatchObject({ id: responseId(taskIds[0]), model: fallback, status: 'completed' });
     expect(response.output_text).toBe('echo: hello');
-    const stream = await client.responses.create({ model: fallback, input: 'again', stream: true });
+    const { data: stream, response: streamed } = await client.responses
+      .create({ model: fallback, input: 'again', stream: true })
+      .withResponse();
+    // The SSE answer names the route that relays it: the one fallen back to, not the first one tried.
+    expect(streamed.headers.get('x-gateway-route')).toBe('primary:gpt-test');
     const events = [];
     for await (const event of stream) events.push(event);
     expect(events[events.length - 1]).toMatchObject({

@@ -32,6 +32,11 @@ export interface DashScopeFailure {
 }
 
 /** What a scripted download failure does instead of serving the file. */
+  /**
+   * Generate (and count) the image, then answer `status` (504 by default) with a proxy's HTML page and no DashScope
+   * `code`: the gateway in front of the service gave up while the generation went on.
+   */
+  proxyErrorAfterGeneration?: boolean;
 export interface DownloadFailure {
   /** Never answer, so the caller's download deadline passes. */
   hang?: boolean;
@@ -283,7 +288,7 @@ export class DashScopeFake {
       call.parameters = { ...(body?.parameters ?? {}) };
 
       const failure = this.scriptedFailure(call);
-      if (failure && !failure.hangAfterGeneration) {
+      if (failure && !failure.hangAfterGeneration && !failure.proxyErrorAfterGeneration) {
         if (delayMs) await sleep(delayMs);
         if (failure.dropConnection) return void req.socket.destroy();
         const status = failure.status ?? (failure.code ? DASHSCOPE_ERRORS[failure.code]?.status : undefined) ?? 500;
@@ -316,6 +321,7 @@ export class DashScopeFake {
     const since = call.at - DASHSCOPE_RATE_WINDOW_MS;
     const started = this.calls.filter(
       (other) => other !== call && other.at > since && other.code !== 'Throttling.RateQuota',
+      if (failure?.proxyErrorAfterGeneration) return proxyError(res, call, failure.status ?? 504);
     );
     return started.length >= limit;
   }
@@ -574,3 +580,11 @@ if (require.main === module) {
   const port = Number(process.argv[process.argv.indexOf('--port') + 1] || 0);
   void new DashScopeFake().start(port).then((fake) => process.stdout.write(`${fake.url}\n`));
 }
+/** A load balancer's own error page: HTML, no request id and no DashScope `code`. */
+function proxyError(res: ServerResponse, call: DashScopeCall, status: number): void {
+  call.status = status;
+  const text = `<html><head><title>${status}</title></head><body><center><h1>${status}</h1></center></body></html>`;
+  res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+

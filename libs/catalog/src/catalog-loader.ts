@@ -60,14 +60,20 @@ function checkStandIn(model: ModelSpec, models: ModelSpec[], path: string): void
 function checkModel(entry: Record<string, unknown>, where: string, document: Document, index: number): ModelSpec {
   if (typeof entry?.id !== 'string' || entry.id === '') throw new Error(`${where}: "id" is required`);
   const at = `${where} (${entry.id})`;
-  if (!CAPABILITIES.includes(entry.capability as Capability)) {
+  const capability = entry.capability as Capability;
+  if (!CAPABILITIES.includes(capability)) {
     throw new Error(`${at}: capability must be one of ${CAPABILITIES.join(', ')}`);
   }
   if (!Array.isArray(entry.routes) || entry.routes.length === 0)
     throw new Error(`${at}: at least one route is required`);
-  const routes = entry.routes.map((route, i) =>
-    checkRoute(route as Record<string, unknown>, `${at} routes[${i}]`, entry.capability as Capability),
-  );
+  const routes = entry.routes.map((route, i) => {
+    const where = `${at} routes[${i}]`;
+    const checked: RouteSpec & { price?: unknown } = checkRoute(route as Record<string, unknown>, where, capability);
+    // Read from the YAML source, as the model's price is: never through a float.
+    const price = document.getIn(['models', index, 'routes', i, 'price'], true);
+    delete checked.price;
+    return price === undefined ? checked : { ...checked, priceNanos: checkPrice(price, where) };
+  });
   checkSpaces(routes, at, entry.id);
   // YAML reads a bare date as a Date; a quoted one stays text.
   const created =

@@ -1,6 +1,7 @@
 export * from './config/env';
 export * from './config/app-config';
 export * from './config/config.module';
+export * from './config/sync-deadlines';
 export * from './errors/error-codes';
 export * from './errors/gateway-error';
 export * from './ids/ids';

@@ -1,5 +1,5 @@
-import { CatalogService, ModelSpec } from '@gateway/catalog';
-import { imageCostNanos, tokenCostNanos } from '@gateway/common';
+import { CatalogService, ModelPriceNanos, ModelSpec, RouteSpec } from '@gateway/catalog';
+import { tokenCostNanos } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 
 /** What calls cost at the catalog's prices (config/models.yaml), in integer nanos of the catalog's currency. */
@@ -11,9 +11,11 @@ export class Pricing {
     return this.catalog.currency;
   }
 
-  /** A call's cost at the model's token prices, rounded half up to 1 nano. */
-  tokenCostNanos(spec: ModelSpec, promptTokens: number, completionTokens = 0): number {
-    const price = spec.priceNanos;
+  /**
+   * A call's cost at the token prices of what served it (the route's, else the model's), rounded half up to 1 nano.
+   */
+  tokenCostNanos(spec: ModelSpec, promptTokens: number, completionTokens = 0, route?: RouteSpec): number {
+    const price = priceOf(spec, route);
     return tokenCostNanos(
       price.per_1k_input_tokens ?? 0,
       price.per_1k_output_tokens ?? 0,
@@ -22,13 +24,13 @@ export class Pricing {
     );
   }
 
-  /** What one delivered image is billed. */
-  imageUnitPriceNanos(spec: ModelSpec): number {
-    return spec.priceNanos.per_image ?? 0;
+  /** What one image delivered by `route` is billed: the route's unit price, else the model's. */
+  imageUnitPriceNanos(spec: ModelSpec, route?: RouteSpec): number {
+    return priceOf(spec, route).per_image ?? 0;
   }
+}
 
-  /** What `images` delivered images cost: n × unit price. */
-  imageCostNanos(spec: ModelSpec, images: number): number {
-    return imageCostNanos(this.imageUnitPriceNanos(spec), images);
-  }
+/** The model's prices with the route's own (`price:` on the route) in their place. */
+function priceOf(spec: ModelSpec, route: RouteSpec | undefined): ModelPriceNanos {
+  return route?.priceNanos ? { ...spec.priceNanos, ...route.priceNanos } : spec.priceNanos;
 }

@@ -37,6 +37,8 @@ export interface TaskTrace {
   taskId: string;
   /** Receives every upstream call made, for the task record. */
   attempts?: UpstreamAttempt[];
+  /** Told each route before it is tried: a stream names the one it relays in its answer's headers. */
+  onRoute?: (route: ResolvedRoute) => void;
 }
 
 /**
@@ -292,6 +294,7 @@ export class ProviderRouter {
     for (const route of routes) {
       const provider = this.providers[route.provider];
       if (!offers(provider, operation)) continue;
+      task?.onRoute?.(route);
       try {
         const value = await this.retryPolicy.execute(() =>
           this.attempt(

@@ -9,7 +9,9 @@ import { RedisKeys } from './redis-keys';
  * One entry of a task's stream: a chunk (JSON text, sent as one SSE event, named by `event` when the format names
  * its events, as the Responses API does), the end, or the error that ended it.
  */
-export type StreamEntry = { chunk: string; event?: string } | { done: true } | { error: SerializedError };
+/** `route` on a stream's first chunk names the catalog route relaying it (the answer's X-Gateway-Route). */
+export type StreamEntry =
+  { chunk: string; event?: string; route?: string } | { done: true } | { error: SerializedError };
 
 /** Long enough for any answer; XADD trims older entries past it, so a stream never grows without bound. */
 const MAX_ENTRIES = 10_000;

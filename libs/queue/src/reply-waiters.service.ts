@@ -1,4 +1,4 @@
-import { AppConfig, GatewayError, LOGGER, newId } from '@gateway/common';
+import { AppConfig, GatewayError, LOGGER, newId, syncDeadlineMs } from '@gateway/common';
 import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Logger } from 'pino';
@@ -94,16 +94,17 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * Resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once SYNC_TIMEOUT_MS
-   * elapses; the job keeps running and its result stays retrievable. Registers at once, so call it before the job
-   * exists: a very fast reply then cannot arrive unheard.
+   * Resolves with the task's outcome, or rejects with 504 `Timeout` (carrying the task id) once the queue's
+   * synchronous deadline (syncDeadlineMs) elapses; the job keeps running and its result stays retrievable. Registers
+   * at once, so call it before the job exists: a very fast reply then cannot arrive unheard.
    */
   wait(queue: TaskQueueName, taskId: string): Promise<TaskOutcome> {
+    const deadlineMs = syncDeadlineMs(this.config, queue);
     return new Promise<TaskOutcome>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(taskId);
-        reject(timeoutError(taskId, `the task did not finish within ${this.config.SYNC_TIMEOUT_MS} ms`));
-      }, this.config.SYNC_TIMEOUT_MS);
+        reject(timeoutError(taskId, `the task did not finish within ${deadlineMs} ms`));
+      }, deadlineMs);
       this.pending.set(taskId, { queue, since: Date.now(), timer, resolve, reject });
     });
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppConfig, GatewayError, newId } from '@gateway/common';
-import { IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome } from '@gateway/queue';
+import { AppConfig, GatewayError, newId, syncDeadlineMs } from '@gateway/common';
+import { IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EnqueueHooks } from './task-submitter.service';
@@ -12,6 +12,8 @@ export interface IdempotentCall {
   key: string;
   fingerprint: string;
   mode: ResponseMode;
+  /** The task's queue, whose synchronous deadline a replay waits for (syncDeadlineMs). */
+  queue: TaskQueueName;
   http: { request: FastifyRequest; reply: FastifyReply };
 }
 
@@ -81,13 +83,14 @@ export class IdempotentRequests {
     }
     const outcome = await this.awaitOutcome(call, entry);
     if (outcome === RERUN) return RERUN;
+    if (outcome.ok && outcome.route) reply.header('x-gateway-route', outcome.route);
     if (!outcome.ok) throw GatewayError.from(outcome.error);
     return outcome.body;
   }
 
   /** Polls rather than subscribes: the first request may be held by another api instance, or by none any more. */
   private async awaitOutcome(call: IdempotentCall, entry: IdempotencyEntry): Promise<TaskOutcome | typeof RERUN> {
-    const deadline = Date.now() + this.config.SYNC_TIMEOUT_MS;
+    const deadline = Date.now() + syncDeadlineMs(this.config, call.queue);
     const raw = call.http.reply.raw;
     for (let poll = 0; ; poll++) {
       const final = await this.outcomes.findFinal(entry.taskId);

@@ -92,6 +92,7 @@ describe('IdempotentRequests', () => {
       key: 'key-1',
       fingerprint,
       mode,
+      queue: 'chat',
       reply,
       http: { request: {} as FastifyRequest, reply: reply as unknown as FastifyReply },
     };

@@ -67,6 +67,7 @@ export class StreamRelay {
         'x-accel-buffering': 'no',
         'x-request-id': http.request.id,
         'x-task-id': taskId,
+        ...('route' in first && first.route ? { 'x-gateway-route': first.route } : {}),
       });
       let sent = 0;
       try {

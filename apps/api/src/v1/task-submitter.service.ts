@@ -57,7 +57,14 @@ export class TaskSubmitter {
     const key = idempotencyKeyOf(http.request);
     if (key === undefined) return this.admitAndDispatch(submission, mode, newId('task'));
     return this.idempotent.once(
-      { appId: principal.appId, key, fingerprint: requestFingerprint(http.request), mode, http },
+      {
+        appId: principal.appId,
+        key,
+        fingerprint: requestFingerprint(http.request),
+        mode,
+        queue: submission.endpoint.queue,
+        http,
+      },
       (taskId, hooks) => this.admitAndDispatch(submission, mode, taskId, hooks),
     );
   }

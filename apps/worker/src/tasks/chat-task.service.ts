@@ -42,7 +42,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
       provider: answered.route.provider,
       route: answered.route.key,
       providerMs: answered.providerMs,
-      costNanos: this.pricing.tokenCostNanos(spec, promptTokens, completionTokens),
+      costNanos: this.pricing.tokenCostNanos(spec, promptTokens, completionTokens, answered.route),
     };
   }
 
@@ -78,7 +78,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
     options: NonNullable<ChatJob['stream']>,
     upstreamCalls?: UpstreamAttempt[],
   ): Promise<RoutedAnswer<ChatAnswer>> {
-    return intoTaskStream(this.streams, job.taskId, (append, stop) => {
+    return intoTaskStream(this.streams, job.taskId, ({ append, stop, onRoute }) => {
       const forward = async (chunk: ChatChunk) => {
         if (chunk.usage && (chunk.choices?.length ?? 0) === 0 && !options.includeUsage) return;
         const relayed = {
@@ -92,6 +92,7 @@ export class ChatTaskService implements TaskService<QueueName.Chat> {
       return this.router.streamChat(modelId, chatCall(job), forward, stop, {
         taskId: job.taskId,
         attempts: upstreamCalls,
+        onRoute,
       });
     });
   }

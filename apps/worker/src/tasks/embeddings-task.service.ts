@@ -46,7 +46,7 @@ export class EmbeddingsTaskService implements TaskService<QueueName.Embeddings> 
       provider: answer.route.provider,
       route: answer.route.key,
       providerMs: answer.providerMs,
-      costNanos: this.pricing.tokenCostNanos(spec, promptTokens),
+      costNanos: this.pricing.tokenCostNanos(spec, promptTokens, 0, answer.route),
     };
   }
 }

@@ -18,6 +18,8 @@ interface DeliveredImage {
   revisedPrompt: string;
   provider: string;
 }
+  /** What the image is billed: the unit price of the route that made it. */
+  unitPriceNanos: number;
 
 /**
  * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
@@ -81,7 +83,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      costNanos: this.pricing.imageCostNanos(spec, delivered.length),
+      costNanos: delivered.reduce((sum, image) => sum + image.unitPriceNanos, 0),
     };
   }
 
@@ -102,8 +104,9 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const fileId = `${job.taskId.replace(/^task_/, 'img_')}_${index}`;
     const stored = await this.store.imageMetadata(fileId);
     if (stored) {
-      await this.billing.billImage(job, spec, index);
-      return { index, fileId, revisedPrompt: job.prompt, provider: stored.provider ?? 'unknown' };
+      const unitPriceNanos = stored.unitPriceNanos ?? this.pricing.imageUnitPriceNanos(spec);
+      await this.billing.billImage(job, spec, index, unitPriceNanos);
+      return { index, fileId, revisedPrompt: job.prompt, provider: stored.provider ?? 'unknown', unitPriceNanos };
     }
     const answer = await this.router.editImage(
       spec.id,
@@ -133,11 +136,20 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       : await fitToOutput(image, output, watermarked && job.watermark ? 'contain' : 'cover');
     const png = job.watermark && !watermarked ? await stampWatermark(fitted) : fitted;
     const provider = answer.route.provider;
-    await this.store.saveImage(fileId, png, { appId: job.appId, taskId: job.taskId, index, expiresAt, provider });
+    // The price of what served: after an upstream generation that may have been made (spent), the local engine's.
+    const unitPriceNanos = this.pricing.imageUnitPriceNanos(spec, answer.route);
+    await this.store.saveImage(fileId, png, {
+      appId: job.appId,
+      taskId: job.taskId,
+      index,
+      expiresAt,
+      provider,
+      unitPriceNanos,
+    });
     // Billed as soon as it is stored; a rerun finds it stored (above) and bills the same (task, index) once.
-    await this.billing.billImage(job, spec, index);
+    await this.billing.billImage(job, spec, index, unitPriceNanos);
     // What the upstream reports it rewrote the prompt to, if it does; otherwise the prompt it was sent.
-    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider };
+    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider, unitPriceNanos };
   }
 }
 

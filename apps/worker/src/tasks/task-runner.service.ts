@@ -97,6 +97,7 @@ export class TaskRunner {
       status: executed ? 'succeeded' : 'failed',
       startedAt: new Date(startedAt),
       finishedAt: new Date(finishedAt),
+      route: executed?.route,
       providerMs: Math.round(outcome.providerMs),
       attempts: job.attemptsMade + 1,
       usage: executed ? { ...executed.usage } : undefined,

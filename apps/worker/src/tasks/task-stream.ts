@@ -1,23 +1,39 @@
 import { GatewayError } from '@gateway/common';
 import { ChunkStreams, StreamEntry } from '@gateway/queue';
 
+/** What a streamed task's producer is given. */
+export interface TaskStreamSink {
+  append(entry: StreamEntry): Promise<void>;
+  /** Aborts once an append finds that the client went away. */
+  stop: AbortSignal;
+  /** The route about to be tried (TaskTrace.onRoute): the first chunk names the last one told, which relays it. */
+  onRoute(route: { key: string }): void;
+}
+
 /**
  * Runs a streamed task into its Redis Stream (ChunkStreams; docs/architecture.md, chat streaming): `produce` appends
- * its entries, and `stop` aborts once an append finds that the client went away. The stream then ends with a `done`
- * entry, or with the error, which is rethrown so TaskRunner settles the task as for any failure.
+ * its entries. The stream then ends with a `done` entry, or with the error, which is rethrown so TaskRunner settles
+ * the task as for any failure.
  */
 export async function intoTaskStream<T>(
   streams: ChunkStreams,
   taskId: string,
-  produce: (append: (entry: StreamEntry) => Promise<void>, stop: AbortSignal) => Promise<T>,
+  produce: (sink: TaskStreamSink) => Promise<T>,
 ): Promise<T> {
   const stop = new AbortController();
+  let route: string | undefined;
+  let named = false;
   const append = async (entry: StreamEntry) => {
-    const { cancelled } = await streams.append(taskId, entry);
+    const first = !named && 'chunk' in entry && route !== undefined;
+    if (first) named = true;
+    const { cancelled } = await streams.append(taskId, first ? { ...entry, route } : entry);
     if (cancelled) stop.abort();
   };
+  const onRoute = (tried: { key: string }) => {
+    route = tried.key;
+  };
   try {
-    const produced = await produce(append, stop.signal);
+    const produced = await produce({ append, stop: stop.signal, onRoute });
     await streams.append(taskId, { done: true });
     return produced;
   } catch (error) {

@@ -20,6 +20,8 @@ export class Task {
   @Prop({ required: true }) model: string;
   @Prop({ required: true }) resolvedModel: string;
   @Prop({ type: String }) provider?: string;
+  /** The catalog route that served (`<upstream>:<model>`, `local:<model>`): the answers' X-Gateway-Route. */
+  @Prop({ type: String }) route?: string;
   @Prop({ type: String, enum: TASK_STATUSES, required: true }) status: TaskStatus;
   @Prop({ type: Date, required: true }) createdAt: Date;
   @Prop({ type: Date }) startedAt?: Date;

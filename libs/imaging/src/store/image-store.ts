@@ -14,6 +14,8 @@ export interface StoredFileMetadata {
   index?: number;
   /** For a generated image: the provider that made it. */
   provider?: string;
+  /** For a generated image: what it is billed, so a rerun that finds it stored bills the same. */
+  unitPriceNanos?: number;
   contentType: string;
 }
 

@@ -25,7 +25,13 @@ export class FinalOutcomes implements OutcomeLookup {
     const record = await this.tasks.findById(taskId);
     if (record?.status === 'succeeded') {
       const body = await this.tasks.findResult(taskId);
-      return { ok: true, body: body ?? '{}', provider: record.provider ?? '', providerMs: record.providerMs ?? 0 };
+      return {
+        ok: true,
+        body: body ?? '{}',
+        provider: record.provider ?? '',
+        ...(record.route ? { route: record.route } : {}),
+        providerMs: record.providerMs ?? 0,
+      };
     }
     if (record?.status === 'failed' && record.error)
       return { ok: false, error: record.error, providerMs: record.providerMs ?? 0 };

@@ -87,6 +87,7 @@ function present(record: TaskRecord, body: string | null, resultExpired: boolean
     endpoint: record.endpoint,
     model: record.model,
     resolved_model: record.resolvedModel,
+    route: record.route ?? null,
     created_at: seconds(record.createdAt),
     started_at: seconds(record.startedAt),
     finished_at: seconds(record.finishedAt),

@@ -39,11 +39,11 @@ export class ResponsesRunner {
       const { value } = answer;
       return answered(answer, isResponsesAnswer(value) ? passedThroughResponse(job, value) : finalResponse(job, value));
     }
-    return intoTaskStream(this.streams, job.taskId, async (append, stop) => {
+    return intoTaskStream(this.streams, job.taskId, async ({ append, stop, onRoute }) => {
       const translated = new ResponseEventStream(job, append);
       const relayed = new PassedThroughEventStream(job, append);
       const relay = { onEvent: relayed.add.bind(relayed), onChunk: translated.add.bind(translated) };
-      const answer = await this.router.streamRespond(modelId, call, relay, stop, task);
+      const answer = await this.router.streamRespond(modelId, call, relay, stop, { ...task, onRoute });
       const { value } = answer;
       return answered(answer, isResponsesAnswer(value) ? await relayed.finish(value) : await translated.finish(value));
     });
