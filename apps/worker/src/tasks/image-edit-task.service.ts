@@ -1,5 +1,5 @@
 import { CatalogService, ModelSpec } from '@gateway/catalog';
-import { AppConfig, GatewayError } from '@gateway/common';
+import { AppConfig, GatewayError, imagesCostNanos } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
@@ -83,7 +83,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      costNanos: delivered.reduce((sum, image) => sum + image.unitPriceNanos, 0),
+      costNanos: imagesCostNanos(delivered.map((image) => image.unitPriceNanos)),
     };
   }
 

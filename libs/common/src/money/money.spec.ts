@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { formatNanos, imageCostNanos, nanosToNumber, priceToNanos, sumNanos, tokenCostNanos } from './money';
+import { formatNanos, imagesCostNanos, nanosToNumber, priceToNanos, sumNanos, tokenCostNanos } from './money';
 
 const price = (decimal: string) => priceToNanos(decimal, 'price.per_1k_input_tokens');
 
@@ -56,9 +56,11 @@ describe('money in nanos', () => {
   });
 
   it('bills images exactly: n × unit price', () => {
-    expect(imageCostNanos(price('0.2'), 3)).toBe(600_000_000);
-    expect(imageCostNanos(price('0.3'), 0)).toBe(0);
-    expect(formatNanos(imageCostNanos(price('0.1'), 3))).toBe('0.3');
+    expect(imagesCostNanos(Array(3).fill(price('0.2')))).toBe(600_000_000);
+    expect(imagesCostNanos([])).toBe(0);
+    expect(formatNanos(imagesCostNanos(Array(3).fill(price('0.1'))))).toBe('0.3');
+    // Images made by different routes, each at its own price.
+    expect(formatNanos(imagesCostNanos([price('0.2'), price('0.05')]))).toBe('0.25');
   });
 
   it('formats nanos as the exact decimal', () => {

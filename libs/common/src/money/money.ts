@@ -47,9 +47,9 @@ export function tokenCostNanos(
   return safeNanos((thousandths + 500n) / 1000n);
 }
 
-/** What `images` images cost at `unitPriceNanos` each: exact, no rounding. */
-export function imageCostNanos(unitPriceNanos: number, images: number): number {
-  return safeNanos(BigInt(unitPriceNanos) * BigInt(images));
+/** What images cost at their unit prices (one per image, each its route's): exact, no rounding. */
+export function imagesCostNanos(unitPricesNanos: readonly number[]): number {
+  return safeNanos(sumNanos(unitPricesNanos));
 }
 
 /** Adds amounts as BigInt, so a total of many tasks stays exact past Number.MAX_SAFE_INTEGER. */
