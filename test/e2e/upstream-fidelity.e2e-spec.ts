@@ -33,7 +33,8 @@ describe('DashScope image edits by the documented rules', () => {
   let appId: string;
   let tasks: TasksRepository;
   let image: string;
-  // Plays a public host the upstream can fetch from; the gateway may reach it (OUTBOUND_ALLOW_CIDRS).
+  // Plays an image host the operator opened to the gateway (OUTBOUND_ALLOW_CIDRS); the upstream, on the internet,
+  // cannot reach it.
   let files: Server;
   const served = new Map<string, { type: string; body: Buffer }>();
   let filesUrl: string;
@@ -88,10 +89,27 @@ describe('DashScope image edits by the documented rules', () => {
         headers: { authorization: `Bearer ${DASHSCOPE_KEY}`, 'content-type': 'application/json', ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }).then(async (response) => ({ status: response.status, body: await response.json() }));
-    const request = (model: string, parameters: Record<string, unknown> = {}) => ({
+    const request = (model: string, parameters: Record<string, unknown> = {}, input = inRange) => ({
       model,
-      input: { messages: [{ role: 'user', content: [{ image }, { text: 'edit' }] }] },
+      input: { messages: [{ role: 'user', content: [{ image: input }, { text: 'edit' }] }] },
       parameters,
+    });
+    let inRange: string;
+    beforeAll(async () => {
+      inRange = dataUri(await noisyPng(512, 384));
+    });
+
+    it('refuses an input with a side outside 384–3072 pixels', async () => {
+      const { min, max } = DASHSCOPE_IMAGE_LIMITS.inputSides;
+      for (const [width, height] of [
+        [min - 1, 500],
+        [500, max + 1],
+      ]) {
+        const refused = await post(request('qwen-image-edit-plus', {}, dataUri(await noisyPng(width, height))));
+        expect([width, height, refused.status, refused.body.code]).toEqual([width, height, 400, 'InvalidParameter']);
+      }
+      const edge = await post(request('qwen-image-edit-plus', {}, dataUri(await noisyPng(min, max))));
+      expect(edge.status).toBe(200);
     });
 
     it('refuses what the documentation says a model does not take', async () => {
@@ -248,7 +266,7 @@ describe('DashScope image edits by the documented rules', () => {
   });
 
   describe('inputs within the upstream limits', () => {
-    it('sends a 12 MB BMP given by URL re-encoded under 10 MB', async () => {
+    it('sends a 12 MB BMP given by URL re-encoded under 7.5 MB, so its base64 stays under 10 MB', async () => {
       const bmp = noisyBmp(2000, 2000);
       expect(bmp.length).toBeGreaterThan(12_000_000);
       served.set('/photo.bmp', { type: 'image/bmp', body: bmp });
@@ -258,17 +276,17 @@ describe('DashScope image edits by the documented rules', () => {
       expect((await recordOf(response))?.upstream).toEqual([expect.objectContaining({ outcome: 'ok' })]);
       const [received] = dashscope.calls[0].images;
       expect(received).toMatchObject({ source: 'data', width: 2000, height: 2000 });
-      expect(received.bytes).toBeLessThanOrEqual(DASHSCOPE_IMAGE_LIMITS.maxImageBytes);
+      expect(received.bytes).toBeLessThanOrEqual((DASHSCOPE_IMAGE_LIMITS.maxImageBytes * 3) / 4);
       expect(dashscope.calls[0].status).toBe(200);
     });
 
-    it('passes an image URL within the limits on as the URL, which the upstream fetches', async () => {
+    it('sends an image URL it reached only through OUTBOUND_ALLOW_CIDRS as bytes, scaled up to 384', async () => {
       served.set('/small.png', { type: 'image/png', body: await noisyPng(320, 240) });
       const response = await edit('x-image-edit-plus', undefined, [`${filesUrl}/small.png`]);
       expect(response.status).toBe(200);
-      expect(dashscope.calls[0].images).toEqual([
-        expect.objectContaining({ source: 'url', url: `${filesUrl}/small.png`, width: 320, height: 240 }),
-      ]);
+      // The upstream, on the internet, could not fetch from an address only the operator's allow-list opens.
+      expect(dashscope.calls[0].images).toEqual([expect.objectContaining({ source: 'data', width: 512, height: 384 })]);
+      expect(dashscope.calls[0].status).toBe(200);
     });
   });
 

@@ -1,4 +1,6 @@
+import ipaddr from 'ipaddr.js';
 import { randomBytes, randomInt } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -7,6 +9,7 @@ import {
   DASHSCOPE_ANSWER_FIELDS,
   DASHSCOPE_CODE_FOR_STATUS,
   DASHSCOPE_DEFAULT_LATENCY_MS,
+  DASHSCOPE_ERROR_MESSAGES,
   DASHSCOPE_ERRORS,
   DASHSCOPE_IMAGE_LIMITS,
   DASHSCOPE_IMAGE_MODELS,
@@ -59,6 +62,12 @@ export interface DashScopeFakeOptions {
   chunkedFiles?: boolean;
   /** Downloads of outputs made with a matching seed never get an answer: a caller stuck after generation. */
   holdFiles?: (seed: number) => boolean;
+  /**
+   * Host names or addresses of input URLs the fake fetches as if they were public, although they are on loopback: a
+   * test's image server standing for one on the internet. Every other non-public address is refused, as the
+   * service, which fetches from the internet, cannot reach it.
+   */
+  publicHosts?: string[];
 }
 
 /** One input image as the fake received it. */
@@ -300,7 +309,9 @@ export class DashScopeFake {
       const invalid = invalidRequest(body, items);
       if (invalid) return refuse(invalid);
       const inputs = await Promise.all(
-        items.filter((item) => item.image !== undefined).map((item) => receive(item.image!)),
+        items
+          .filter((item) => item.image !== undefined)
+          .map((item) => receive(item.image!, this.options.publicHosts ?? [])),
       );
       call.images = inputs.map(({ data: _data, ...received }) => received);
       const badInput = inputs.findIndex((input) => input.refusal);
@@ -460,8 +471,12 @@ interface DecodedInput extends ReceivedImage {
   refusal?: Refusal;
 }
 
-/** An input as the service takes it: a data URI decoded, or a public URL fetched; then its size and format checked. */
-async function receive(image: string): Promise<DecodedInput> {
+/**
+ * An input as the service takes it: a data URI decoded, or a public URL fetched; then its size, format and sides
+ * checked. The service fetches from the internet (DASHSCOPE_DOCS.imageEdit: "a publicly accessible URL"): an address
+ * that is not public unicast is out of its reach, it follows no redirect, and it wants a Content-Length.
+ */
+async function receive(image: string, publicHosts: readonly string[]): Promise<DecodedInput> {
   // Only the header goes through a regex: one over a 13 MB payload can exhaust V8's backtracking stack
   // (RangeError: Maximum call stack size exceeded, seen late in a long test run).
   const comma = image.indexOf(',');
@@ -481,17 +496,39 @@ async function receive(image: string): Promise<DecodedInput> {
     };
   }
   const received: ReceivedImage = { source: 'url', url: image };
+  const refused = (refusal: Refusal): DecodedInput => ({ ...received, refusal });
+  if (!publicHosts.includes(url.hostname) && !(await isPublic(url.hostname))) return refused(new Refusal('InvalidURL'));
+  let response: Response;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new Error(`status ${response.status}`);
-    const mime = response.headers.get('content-type')?.split(';')[0].trim();
-    return checked({ ...received, mime }, Buffer.from(await response.arrayBuffer()));
-  } catch (error) {
-    return {
-      ...received,
-      refusal: new Refusal('InvalidParameter', `Download the media resource failed: ${(error as Error).message}`),
-    };
+    response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  } catch {
+    return refused(new Refusal('InvalidURL'));
   }
+  const downloadFailed = (why: string) =>
+    refused(new Refusal('BadRequest.InputDownloadFailed', `Failed to download the input file: ${why}.`));
+  if (!response.ok) {
+    await response.body?.cancel();
+    return downloadFailed(`the URL answered HTTP ${response.status}`);
+  }
+  if (response.headers.get('content-length') === null) {
+    await response.body?.cancel();
+    // DASHSCOPE_ERROR_PAGES.zh: InternalError.Algo on HTTP 400.
+    return refused(new Refusal('InternalError.Algo', DASHSCOPE_ERROR_MESSAGES.missingContentLength, 400));
+  }
+  const mime = response.headers.get('content-type')?.split(';')[0].trim();
+  return checked({ ...received, mime }, Buffer.from(await response.arrayBuffer()));
+}
+
+/** Whether every address of `hostname` is public unicast, as the internet sees it. */
+async function isPublic(hostname: string): Promise<boolean> {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  try {
+    addresses = ipaddr.isValid(bare) ? [bare] : (await lookup(bare, { all: true })).map((entry) => entry.address);
+  } catch {
+    return false;
+  }
+  return addresses.length > 0 && addresses.every((address) => ipaddr.process(address).range() === 'unicast');
 }
 
 async function checked(received: ReceivedImage, data: Buffer): Promise<DecodedInput> {
@@ -517,7 +554,20 @@ async function checked(received: ReceivedImage, data: Buffer): Promise<DecodedIn
       ...input,
       refusal: new Refusal('InvalidParameter', `The image format ${received.mime} is not supported.`),
     };
-  return { ...input, data, width: meta.width, height: meta.height };
+  const { width, height } = meta.autoOrient ?? meta;
+  const { min, max } = DASHSCOPE_IMAGE_LIMITS.inputSides;
+  // Not the page's wording, which gives only the range (DASHSCOPE_DOCS.imageEdit, "Image resolution").
+  if ([width, height].some((side) => side < min || side > max))
+    return {
+      ...input,
+      width,
+      height,
+      refusal: new Refusal(
+        'InvalidParameter',
+        `The image width and height must be within [${min}, ${max}] pixels, got ${width}x${height}.`,
+      ),
+    };
+  return { ...input, data, width, height };
 }
 
 /** Only the fields DASHSCOPE_ANSWER_FIELDS lists, so a fake answer never teaches the adapter an undocumented one. */

@@ -57,6 +57,8 @@ export const DASHSCOPE_IMAGE_LIMITS = {
   maxBodyBytes: 3 * Math.ceil((10 * 1024 * 1024 * 4) / 3) + 64 * 1024,
   /** Image URLs in `content` are fetched by the service itself ("public URL ... HTTP or HTTPS"). */
   imageUrlSchemes: ['http:', 'https:'],
+  /** Input width and height, each ("must be within the range [384, 3072] pixels"). */
+  inputSides: { min: 384, max: 3072 },
 } as const;
 
 /**

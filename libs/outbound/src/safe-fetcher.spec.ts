@@ -217,6 +217,7 @@ describe('SafeFetcher', () => {
         bytes: Buffer.from('final'),
         contentType: 'image/png',
         finalUrl: server.url('/hop/0'),
+        reach: { direct: false, publicHost: false, declaredLength: false },
       });
       expect(server.requests).toEqual(['/hop/3', '/hop/2', '/hop/1', '/hop/0']);
     });
@@ -233,12 +234,14 @@ describe('SafeFetcher', () => {
   describe('allowed destinations', () => {
     it('fetches from an address opened by allowCidrs', async () => {
       const server = await startServer(ALLOWED_HOST, (_req, res) =>
-        res.writeHead(200, { 'content-type': 'image/jpeg' }).end('jpeg bytes'),
+        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': 10 }).end('jpeg bytes'),
       );
       expect(await fetcher(ALLOW_ALLOWED_HOST).fetch(server.url('/a.jpg'))).toEqual({
         bytes: Buffer.from('jpeg bytes'),
         contentType: 'image/jpeg',
         finalUrl: server.url('/a.jpg'),
+        // Reached only through the allow-list: no party outside could fetch it alike.
+        reach: { direct: true, publicHost: false, declaredLength: true },
       });
     });
 
@@ -287,6 +290,18 @@ describe('SafeFetcher', () => {
       expect(error).toEqual(refused('mixed.example resolves to a private address'));
       expect(error.message).not.toContain('10.0.0.7');
       expect(server.connections).toBe(0);
+    });
+
+    it('reports a name that resolves into the allow-list as not public, and an answer without Content-Length', async () => {
+      const server = await startServer(ALLOWED_HOST, (_req, res) => {
+        // Chunked: no Content-Length.
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.write('chunk');
+        res.end();
+      });
+      const resolve: HostResolver = () => Promise.resolve([{ address: ALLOWED_HOST, family: 4 }]);
+      const fetched = await fetcher(ALLOW_ALLOWED_HOST, { resolve }).fetch(`http://cdn.example:${server.port}/`);
+      expect(fetched.reach).toEqual({ direct: true, publicHost: false, declaredLength: false });
     });
 
     it('reports a name that does not resolve', async () => {

@@ -1,4 +1,5 @@
 import type { ProviderName, ResolvedRoute } from '@gateway/catalog';
+import type { FetchReach } from '@gateway/outbound';
 import type {
   ChatChoice,
   ChatFeature,
@@ -88,6 +89,8 @@ export interface ImageEditInput {
   height: number;
   /** The caller's URL, for an input given as one: an upstream that fetches URLs itself may be sent it instead. */
   url?: string;
+  /** How the worker fetched `url`: whether the upstream could fetch it alike (no redirect, public, sized). */
+  reach?: FetchReach;
   /** Size of the input as the caller sent it (`data` may be a conversion, e.g. a BMP's PNG). */
   sourceBytes: number;
 }

@@ -3,11 +3,12 @@ import { AppConfig, GatewayError, imagesCostNanos } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
+import type { FetchReach } from '@gateway/outbound';
 import { countTokens, ProviderRouter } from '@gateway/providers';
 import { ImageEditJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
-import { ImageInputs } from './image-inputs.service';
+import { ImageInputs, LoadedImage } from './image-inputs.service';
 import { ExecutedTask, TaskService } from './task-service';
 
 const SEED_SPACE = 2147483648;
@@ -95,7 +96,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
   private async deliver(
     spec: ModelSpec,
     job: ImageEditJob,
-    images: DecodedImage[],
+    images: LoadedImage[],
     output: OutputSize,
     index: number,
     expiresAt: Date,
@@ -117,7 +118,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
           width: image.width,
           height: image.height,
           sourceBytes: image.sourceBytes,
-          ...urlOf(job.images[position]),
+          ...urlOf(job.images[position], image),
         })),
         prompt: job.prompt,
         negativePrompt: job.negativePrompt,
@@ -166,9 +167,15 @@ async function fitToOutput(image: Buffer, output: OutputSize, fit: 'cover' | 'co
     .toBuffer();
 }
 
-/** The caller's URL of an input given as one, which an upstream that fetches URLs may be sent instead of bytes. */
-function urlOf(ref: ImageEditJob['images'][number] | undefined): { url?: string } {
-  return ref && 'url' in ref ? { url: ref.url } : {};
+/**
+ * The caller's URL of an input given as one, with how the worker fetched it: an upstream that fetches URLs may be
+ * sent the URL instead of bytes when it would find there what the worker found.
+ */
+function urlOf(
+  ref: ImageEditJob['images'][number] | undefined,
+  image: LoadedImage,
+): { url?: string; reach?: FetchReach } {
+  return ref && 'url' in ref ? { url: ref.url, ...(image.reach ? { reach: image.reach } : {}) } : {};
 }
 
 function mimeOf(image: DecodedImage): string {

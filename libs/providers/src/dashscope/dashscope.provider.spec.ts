@@ -8,7 +8,7 @@ import { providerFailureOf, solidImage } from '../../../../test/helpers/provider
 import { aboutOneMegapixel, DashScopeFake, startDashScopeFake } from '../../../../test/fakes/dashscope-fake';
 import { ImageEditCall, ImageEditInput, ProviderError } from '../provider.types';
 import { MAX_RESULT_IMAGE_BYTES } from '../upstream-http';
-import { MAX_UPSTREAM_IMAGE_BYTES } from './dashscope-image-rules';
+import { MAX_INLINE_IMAGE_BYTES, MAX_UPSTREAM_IMAGE_BYTES } from './dashscope-image-rules';
 import { DashScopeProvider } from './dashscope.provider';
 
 const API_KEY = 'sk-dashscope-spec-0123456789';
@@ -93,7 +93,12 @@ describe('DashScopeProvider.editImage', () => {
   });
   afterEach(() => {
     fake.reset();
-    Object.assign(fake.options, { fileBytes: undefined, chunkedFiles: undefined, delayMs: undefined });
+    Object.assign(fake.options, {
+      fileBytes: undefined,
+      chunkedFiles: undefined,
+      delayMs: undefined,
+      publicHosts: undefined,
+    });
   });
   afterAll(async () => {
     await provider.onModuleDestroy();
@@ -139,7 +144,8 @@ describe('DashScopeProvider.editImage', () => {
     expect([metadata.width, metadata.height]).toEqual([1024, 768]);
     expect(fake.calls[0].images).toMatchObject([
       { source: 'data', mime: 'image/png', width: 600, height: 400 },
-      { source: 'data', mime: 'image/jpeg', width: 300, height: 300 },
+      // Scaled up into the 384–3072 pixels an input's sides must be within.
+      { source: 'data', mime: 'image/jpeg', width: 384, height: 384 },
     ]);
     expect(fake.calls[0].parameters).toEqual({
       n: 1,
@@ -177,38 +183,112 @@ describe('DashScopeProvider.editImage', () => {
 
   describe('inputs given as URLs', () => {
     let host: Awaited<ReturnType<typeof startServer>>;
+    /** The worker fetched it straight from a public address, and the answer had a Content-Length. */
+    const REACHABLE = { direct: true, publicHost: true, declaredLength: true };
+    const urlInput = (path: string, reach = REACHABLE): ImageEditInput => ({
+      ...landscapeInput(),
+      url: `${host.url}${path}`,
+      reach,
+    });
 
     beforeAll(async () => {
       host = await startServer((req, res) => {
-        res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': square.length });
-        res.end(square);
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': landscape.length });
+        res.end(landscape);
       });
+    });
+    beforeEach(() => {
+      // The image host stands for one on the internet, which DashScope can reach.
+      fake.options.publicHosts = ['127.0.0.1'];
     });
     afterAll(() => host.close());
 
-    it('sends an input given as a URL within the per-image limit as that URL, the others inline', async () => {
-      const url = `${host.url}/cat.jpg`;
-      const answer = await edit({
-        images: [{ ...squareInput(), url, sourceBytes: MAX_UPSTREAM_IMAGE_BYTES }, landscapeInput()],
-      });
+    it('sends an input the worker fetched directly from a public host as that URL, the others inline', async () => {
+      const answer = await edit({ images: [urlInput('/cat.png'), squareInput()] });
 
       expect(fake.calls[0].images).toEqual([
-        { source: 'url', url, mime: 'image/jpeg', bytes: square.length, width: 300, height: 300 },
-        { source: 'data', mime: 'image/png', bytes: landscape.length, width: 600, height: 400 },
+        {
+          source: 'url',
+          url: `${host.url}/cat.png`,
+          mime: 'image/png',
+          bytes: landscape.length,
+          width: 600,
+          height: 400,
+        },
+        { source: 'data', mime: 'image/jpeg', bytes: expect.any(Number), width: 384, height: 384 },
       ]);
       expect(answer.image.equals(fake.fileAt(fake.calls[0].output!.url)!)).toBe(true);
     });
 
-    it('sends an input inline when the caller’s original was over the limit, though its URL was given', async () => {
-      await edit({
-        images: [{ ...squareInput(), url: `${host.url}/big.bmp`, sourceBytes: MAX_UPSTREAM_IMAGE_BYTES + 1 }],
-      });
+    it.each([
+      ['the worker followed a redirect', { ...REACHABLE, direct: false }],
+      ['the host is not public, or the allow-list opened it', { ...REACHABLE, publicHost: false }],
+      ['the answer had no Content-Length', { ...REACHABLE, declaredLength: false }],
+    ])('sends the bytes it holds when %s', async (_, reach) => {
+      await edit({ images: [urlInput('/cat.png', reach)] });
       expect(fake.calls[0].images).toEqual([
-        { source: 'data', mime: 'image/jpeg', bytes: square.length, width: 300, height: 300 },
+        { source: 'data', mime: 'image/png', bytes: landscape.length, width: 600, height: 400 },
       ]);
     });
 
-    it('re-encodes an inline input larger than the per-image limit to fit under it', async () => {
+    it('sends the bytes of a signed URL that expires before the call could end, the URL of one that lasts', async () => {
+      // OSS's form: Expires=<epoch seconds>. The call may take over 5 s here (its generation deadline) plus downloads.
+      const signed = (path: string, seconds: number) =>
+        `${path}?Expires=${Math.floor(Date.now() / 1000) + seconds}&Signature=s`;
+      await edit({ images: [urlInput(signed('/soon.png', 30))] });
+      expect(fake.calls[0].images[0].source).toBe('data');
+      fake.reset();
+      const lasting = signed('/later.png', 3600);
+      await edit({ images: [urlInput(lasting)] });
+      expect(fake.calls[0].images[0]).toMatchObject({ source: 'url', url: `${host.url}${lasting}` });
+    });
+
+    it('sends an input inline when the caller’s original was over the limit, though its URL was given', async () => {
+      await edit({ images: [{ ...urlInput('/big.bmp'), sourceBytes: MAX_UPSTREAM_IMAGE_BYTES + 1 }] });
+      expect(fake.calls[0].images).toEqual([
+        { source: 'data', mime: 'image/png', bytes: landscape.length, width: 600, height: 400 },
+      ]);
+    });
+
+    it('asks again at once with every image inline when DashScope cannot fetch a URL it was given', async () => {
+      // DashScope cannot reach this host after all: it answers InvalidURL and makes nothing.
+      fake.options.publicHosts = [];
+      const answer = await edit({ images: [urlInput('/cat.png'), squareInput()] });
+
+      expect(fake.calls.map((call) => [call.status, call.code])).toEqual([
+        [400, 'InvalidURL'],
+        [200, undefined],
+      ]);
+      expect(fake.generations).toBe(1);
+      expect(fake.calls[1].images.map((image) => image.source)).toEqual(['data', 'data']);
+      expect(answer.requestId).toBe(fake.calls[1].requestId);
+    });
+
+    it('asks again inline when the URL’s host answers DashScope without a Content-Length', async () => {
+      const chunked = await startServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.write(landscape);
+        res.end();
+      });
+      try {
+        await edit({ images: [{ ...landscapeInput(), url: `${chunked.url}/cat.png`, reach: REACHABLE }] });
+        expect(fake.calls.map((call) => [call.status, call.code])).toEqual([
+          [400, 'InternalError.Algo'],
+          [200, undefined],
+        ]);
+      } finally {
+        await chunked.close();
+      }
+    });
+
+    it('does not ask again when a request that sent no URL meets InvalidURL', async () => {
+      fake.failNext({ code: 'InvalidURL' });
+      const error = await providerFailureOf(edit());
+      expect(error).toMatchObject({ failure: 'request', status: 400, code: 'InvalidURL' });
+      expect(fake.calls).toHaveLength(1);
+    });
+
+    it('re-encodes an inline input larger than 7.5 MB to fit under it, so its base64 stays under 10 MB', async () => {
       // Noise hardly compresses: stored without compression, this PNG is over 10 MB.
       const [width, height] = [2000, 1900];
       const noise = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
@@ -226,7 +306,23 @@ describe('DashScopeProvider.editImage', () => {
       expect(fake.calls[0].images).toHaveLength(1);
       const [sent] = fake.calls[0].images;
       expect(sent).toMatchObject({ source: 'data', mime: 'image/jpeg' });
-      expect(sent.bytes).toBeLessThanOrEqual(MAX_UPSTREAM_IMAGE_BYTES);
+      expect(sent.bytes).toBeLessThanOrEqual(MAX_INLINE_IMAGE_BYTES);
+      expect(Math.ceil(sent.bytes! / 3) * 4).toBeLessThan(MAX_UPSTREAM_IMAGE_BYTES);
+    });
+
+    it('scales a 4000×3000 input down to 3072×2304 and a 200×200 one up to 384×384', async () => {
+      const [large, small] = await Promise.all([solid(4000, 3000, 'jpeg'), solid(200, 200, 'png')]);
+      await edit({
+        images: [
+          { data: large, mime: 'image/jpeg', width: 4000, height: 3000, sourceBytes: large.length },
+          { data: small, mime: 'image/png', width: 200, height: 200, sourceBytes: small.length },
+        ],
+      });
+      expect(fake.calls[0].status).toBe(200);
+      expect(fake.calls[0].images).toMatchObject([
+        { source: 'data', width: 3072, height: 2304 },
+        { source: 'data', width: 384, height: 384 },
+      ]);
     });
   });
 

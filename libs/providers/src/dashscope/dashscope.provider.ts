@@ -1,18 +1,27 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError } from '@gateway/common';
-import { fitWithinBytes, ImageInputError } from '@gateway/imaging';
+import { fitSides, fitWithinBytes, ImageInputError } from '@gateway/imaging';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { wasSent } from '../http-failure';
 import { ImageEditAnswer, ImageEditCall, ImageEditInput, ModelProvider, ProviderError } from '../provider.types';
 import { downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
-import { acceptsImageUrl, imageModelRules, MAX_UPSTREAM_IMAGE_BYTES, upstreamSize } from './dashscope-image-rules';
+import {
+  couldNotFetchInput,
+  imageModelRules,
+  inlineReason,
+  INPUT_SIDES,
+  MAX_INLINE_IMAGE_BYTES,
+  upstreamSize,
+} from './dashscope-image-rules';
 
 /** Native (not compatible-mode) endpoint of the qwen-image-edit family; routes to it carry no base_path. */
 const GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
 /** The generation answer is a small JSON document pointing at the image; anything larger is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Clocks differ: the URL's signer, DashScope and the worker may each be a little off. */
+const CLOCK_MARGIN_MS = 60_000;
 /** Tries of one result download, with a short pause between: a new generation would be billed again. */
 const DOWNLOAD_TRIES = 3;
 const DOWNLOAD_PAUSE_MS = 500;
@@ -49,10 +58,18 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   private readonly agent: Agent;
   private readonly generationMs: number;
   private readonly downloadMs: number;
+  /**
+   * How long a signed input URL must stay valid from the moment a call is built. Each call decides for itself, after
+   * its route slot and its turn under max_rps (ProviderRouter.attempt), so the pacing of the job's other calls is
+   * behind it: what the URL must outlast is this call (longestCallMs: DashScope fetches inputs at the start of the
+   * generation, so this over-covers) plus a minute for clocks.
+   */
+  private readonly urlMustLastMs: number;
 
   constructor(config: AppConfig) {
     this.generationMs = config.UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS;
     this.downloadMs = config.UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS;
+    this.urlMustLastMs = DashScopeProvider.longestCallMs(config) + CLOCK_MARGIN_MS;
     this.agent = upstreamAgent(Math.max(this.generationMs, this.downloadMs), 128);
   }
 
@@ -68,14 +85,17 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   }
 
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
-    const body = JSON.stringify(await generationRequest(route.model, call));
+    const neededUntil = Date.now() + this.urlMustLastMs;
+    const request = await generationRequest(route.model, call, (input) => !inlineReason(input, neededUntil));
+    // The first request and an inline retry share one deadline, so longestCallMs still bounds the call.
+    const signal = AbortSignal.timeout(this.generationMs);
     let answer: { body: GenerationAnswer; requestId?: string };
     try {
-      answer = await postToUpstream<GenerationAnswer>(`${route.baseUrl}${GENERATION_PATH}`, body, {
-        dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.generationMs),
-        apiKey: route.apiKey,
-        maxBytes: MAX_ANSWER_BYTES,
+      answer = await this.generate(route, request.body, signal).catch(async (error: unknown) => {
+        if (!request.sentUrls || !couldNotFetchInput(error)) throw error;
+        // DashScope could not fetch a URL it was given and made nothing: the bytes the worker holds go instead, once.
+        const inline = await generationRequest(route.model, call, () => false);
+        return this.generate(route, inline.body, signal);
       });
     } catch (error) {
       // No answer (or no readable one) after the request went out: the image may exist upstream, billed, so this
@@ -98,6 +118,19 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
     // DashScope returns no rewritten prompt, so the worker reports the prompt it sent. It draws its own mark when
     // asked (`parameters.watermark`).
     return { image, watermarked: true, requestId };
+  }
+
+  private generate(
+    route: ResolvedRoute,
+    body: GenerationRequest,
+    signal: AbortSignal,
+  ): Promise<{ body: GenerationAnswer; requestId?: string }> {
+    return postToUpstream<GenerationAnswer>(`${route.baseUrl}${GENERATION_PATH}`, JSON.stringify(body), {
+      dispatcher: this.agent,
+      signal,
+      apiKey: route.apiKey,
+      maxBytes: MAX_ANSWER_BYTES,
+    });
   }
 
   /** The generated image, downloaded again on failure; it is billed already, so it is never generated again here. */
@@ -143,17 +176,22 @@ function isTransient(error: ProviderError): boolean {
 }
 
 /**
- * The request body, with only the parameters the upstream model takes (dashscope-image-rules.ts). Inputs the
- * caller gave as URLs within the upstream's limits travel as those URLs; the rest inline as data URIs, re-encoded
- * first if one would exceed the upstream's per-image limit.
+ * The request body, with only the parameters the upstream model takes (dashscope-image-rules.ts), and whether it
+ * carries any URL. An input goes as the caller's URL when `asUrl` allows; every other one inline as a data URI,
+ * scaled into INPUT_SIDES and re-encoded under MAX_INLINE_IMAGE_BYTES where it has to be.
  */
-async function generationRequest(model: string, call: ImageEditCall): Promise<GenerationRequest> {
+async function generationRequest(
+  model: string,
+  call: ImageEditCall,
+  asUrl: (input: ImageEditInput) => boolean,
+): Promise<{ body: GenerationRequest; sentUrls: boolean }> {
   const rules = imageModelRules(model);
+  const urls = call.images.map((input) => (input.url && asUrl(input) ? input.url : undefined));
   const content: ContentItem[] = await Promise.all(
-    call.images.map(async (input) => ({ image: await imageItem(input) })),
+    call.images.map(async (input, index) => ({ image: urls[index] ?? (await inlineImage(input)) })),
   );
   content.push({ text: call.prompt });
-  return {
+  const body: GenerationRequest = {
     model,
     input: { messages: [{ role: 'user', content }] },
     parameters: {
@@ -165,13 +203,13 @@ async function generationRequest(model: string, call: ImageEditCall): Promise<Ge
       ...(call.watermark !== undefined ? { watermark: call.watermark } : {}),
     },
   };
+  return { body, sentUrls: urls.some((url) => url !== undefined) };
 }
 
-async function imageItem(input: ImageEditInput): Promise<string> {
-  if (input.url && acceptsImageUrl(input)) return input.url;
+async function inlineImage(input: ImageEditInput): Promise<string> {
   let fitted: { data: Buffer; mime: string };
   try {
-    fitted = await fitWithinBytes(input, MAX_UPSTREAM_IMAGE_BYTES);
+    fitted = await fitWithinBytes(await fitSides(input, INPUT_SIDES), MAX_INLINE_IMAGE_BYTES);
   } catch (error) {
     // Not the upstream's fault and not the route's: the caller's image cannot be sent as it is.
     if (error instanceof ImageInputError) throw new GatewayError('InvalidImage', error.message);
