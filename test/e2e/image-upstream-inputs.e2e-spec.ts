@@ -9,7 +9,7 @@ const MODEL = 'x-image-edit-plus-2025-10-30';
 const DASHSCOPE_KEY = 'sk-upstream-dashscope';
 
 /**
- * How a caller's image reaches DashScope (docs/architecture.md, "Image inputs upstream"): the caller's URL only when
+ * How a caller’s image reaches DashScope (docs/contracts.md, "What an upstream is sent"): the caller’s URL only when
  * the service could fetch it as the worker did, otherwise the bytes the worker holds, every input scaled into the
  * 384–3072 pixels per side the service takes. The image host here is on loopback (127.0.0.2, opened to the
  * gateway by OUTBOUND_ALLOW_CIDRS): no honest setup makes the gateway see it as public, so a URL passed through is

@@ -25,10 +25,11 @@ export function imageModelRules(model: string): ImageModelRules {
 export const MAX_UPSTREAM_IMAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * What an inline image aims at, decoded: 7.5 MB is 10 MB as base64 (4/3 the size), so the data URI stays under the
- * per-image limit whether the service counts the decoded bytes or the string it was sent.
+ * What an inline image aims at, decoded: 7.5 MB is 10 MB as base64 (4/3 the size), less 1 KB for the data URI's
+ * `data:image/…;base64,` prefix, so the URI stays under the per-image limit whether the service counts the decoded
+ * bytes or the string it was sent.
  */
-export const MAX_INLINE_IMAGE_BYTES = 7.5 * 1024 * 1024;
+export const MAX_INLINE_IMAGE_BYTES = 7.5 * 1024 * 1024 - 1024;
 
 /** Input width and height: each "must be within [384, 3072] pixels". */
 export const INPUT_SIDES = { min: 384, max: 3072 };

@@ -307,7 +307,8 @@ describe('DashScopeProvider.editImage', () => {
       const [sent] = fake.calls[0].images;
       expect(sent).toMatchObject({ source: 'data', mime: 'image/jpeg' });
       expect(sent.bytes).toBeLessThanOrEqual(MAX_INLINE_IMAGE_BYTES);
-      expect(Math.ceil(sent.bytes! / 3) * 4).toBeLessThan(MAX_UPSTREAM_IMAGE_BYTES);
+      const dataUriLength = 'data:image/jpeg;base64,'.length + Math.ceil(sent.bytes! / 3) * 4;
+      expect(dataUriLength).toBeLessThan(MAX_UPSTREAM_IMAGE_BYTES);
     });
 
     it('scales a 4000×3000 input down to 3072×2304 and a 200×200 one up to 384×384', async () => {
