@@ -50,6 +50,8 @@ export interface DownloadFailure {
 export interface DashScopeFakeOptions {
   /** Bearer key the fake requires; without one, any Bearer key is accepted but a missing one is still a 401. */
   apiKey?: string;
+  /** Report this many times the images generated in `usage.image_count`, as an upstream billing above what it made. */
+  overReport?: number;
   /** Delay before answering each generation, in ms (DASHSCOPE_DEFAULT_LATENCY_MS by default; 0 for none). */
   delayMs?: number;
   /** Delay before serving each result file, in ms. */
@@ -366,7 +368,8 @@ export class DashScopeFake {
     call.output = { url: images[0].image, width, height, seed };
     return documented({
       output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: images } }] },
-      usage: { width, height, image_count: n },
+      // usage.image_count is what DashScope bills (https://www.alibabacloud.com/help/en/model-studio/qwen-image-edit-api).
+      usage: { width, height, image_count: Math.round(n * (this.options.overReport ?? 1)) },
       request_id: call.requestId,
     });
   }

@@ -67,6 +67,16 @@ export interface FakeOptions {
   streamChunkDelayMs?: number;
   /** Answer image edits with a `url` to the file instead of `b64_json`, as some compatible servers do. */
   imagesAsUrl?: boolean;
+  /**
+   * Report this many times the tokens counted in chat and embeddings answers' `usage` (rounded), as an upstream whose
+   * bill runs above what it served. Default 1.
+   */
+  overReport?: number;
+  /**
+   * State each chat and embeddings answer's cost in `usage.cost`, at this price per 1,000 reported tokens, as
+   * OpenRouter does (https://openrouter.ai/docs/use-cases/usage-accounting); OpenAI states none.
+   */
+  costPer1kTokens?: number;
 }
 
 /** One file part of a multipart image edit, as the fake received it. */
@@ -288,13 +298,29 @@ export class OpenAiFake {
         documented('embedding', { object: 'embedding', index, embedding: fakeVector(text, length) }),
       ),
       model: body.model,
-      usage: documented('embeddingsUsage', { prompt_tokens: tokens, total_tokens: tokens }),
+      usage: this.stated(documented('embeddingsUsage', { prompt_tokens: tokens, total_tokens: tokens })),
     });
   }
 
   /** test/fakes/openai-chat.ts answers; the call's number keeps ids apart between calls. */
   private chat(request: ChatRequest, dialect: OpenAiDialect) {
-    return chatCompletion(request, dialect, { chatReply: this.options.chatReply, callNumber: this.calls.length });
+    const answer = chatCompletion(request, dialect, {
+      chatReply: this.options.chatReply,
+      callNumber: this.calls.length,
+    });
+    return { ...answer, usage: this.stated(answer.usage) };
+  }
+
+  /** The usage an answer reports: its token counts times `overReport`, and its `cost` when `costPer1kTokens` is set. */
+  private stated<U extends Record<string, number>>(usage: U): U & { cost?: number } {
+    const factor = this.options.overReport ?? 1;
+    const scaled = Object.fromEntries(
+      Object.entries(usage).map(([field, value]) => [field, Math.round(value * factor)]),
+    ) as U;
+    const price = this.options.costPer1kTokens;
+    if (price === undefined) return scaled;
+    // Decimal, as OpenRouter sends it; rounded to 1e-9 so the figure a test expects is exact.
+    return { ...scaled, cost: Number((((scaled.total_tokens ?? 0) * price) / 1000).toFixed(9)) };
   }
 
   /** openai-responses.ts answers, on the conversation the request stands for. */

@@ -6,7 +6,7 @@ import {
   UsersRepository,
 } from '@gateway/db';
 import { formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
-import { UsageReconciler } from '@gateway/metering';
+import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/metering';
 import { CredentialsService } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
@@ -26,6 +26,9 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
       costs are exact decimals of the catalog currency (--json adds costNanos, integer billionths).
   usage:reconcile --day <YYYY-MM-DD> [--dry-run] [--json]
       Recomputes a day's usage from its task records, reports every roll-up that differs and repairs it.
+  usage:reconcile --upstream --day <YYYY-MM-DD> [--json]
+      What the gateway computed against what upstreams reported, per model and route: tokens, images, cost, and
+      calls spent upstream but not delivered. Reads the day's task records; changes nothing.
   users:promote --email <email>
       Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.`;
 
@@ -38,6 +41,7 @@ export class CliCommands {
     private readonly usage: UsageDailyRepository,
     private readonly users: UsersRepository,
     private readonly reconciler: UsageReconciler,
+    private readonly upstreamReconciler: UpstreamReconciler,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -173,10 +177,15 @@ export class CliCommands {
     const { values } = parse(args, {
       day: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      upstream: { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (!values.day || !UTC_DAY_PATTERN.test(values.day) || Number.isNaN(Date.parse(values.day)))
       throw new UsageError('usage:reconcile needs --day <YYYY-MM-DD> (a UTC day)');
+    if (values.upstream) {
+      if (values['dry-run']) throw new UsageError('usage:reconcile --upstream changes nothing; leave out --dry-run');
+      return this.reconcileUpstream(values.day, values.json === true);
+    }
     const result = await this.reconciler.reconcile(values.day, { repair: !values['dry-run'] });
     if (values.json) return JSON.stringify(result);
     const lines = [`${result.day}: ${result.tasks} task records, ${result.differences.length} roll-ups differ.`];
@@ -189,6 +198,18 @@ export class CliCommands {
     if (result.repaired) lines.push('Repaired: the roll-ups now equal the task records.');
     else if (result.unsettled) lines.push(`Not repaired: ${result.unsettled}; run it again once the day has settled.`);
     else if (result.differences.length > 0) lines.push('Not repaired (--dry-run).');
+    return lines.join('\n');
+  }
+
+  private async reconcileUpstream(day: string, json: boolean): Promise<string> {
+    const result = await this.upstreamReconciler.reconcile(day);
+    if (json) return JSON.stringify(result);
+    const lines = [`${result.day}: ${result.tasks} task records, ${result.routes.length} upstream routes.`];
+    if (result.routes.length > 0)
+      lines.push(
+        'model / route                                  tokens computed → reported   images computed → reported   cost computed → reported   spent, not delivered',
+      );
+    for (const row of result.routes) lines.push(...driftLines(row));
     return lines.join('\n');
   }
 
@@ -217,6 +238,22 @@ export class CliCommands {
       ? JSON.stringify({ appId: values.app, apiKey })
       : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
   }
+}
+
+/** One route's drift: a line naming it, a line of figures; a side an upstream did not state shows `-`. */
+function driftLines(row: UpstreamDrift): string[] {
+  const { computed, reported, spentNotDelivered: spent } = row;
+  const tokens = (side: { promptTokens?: number; completionTokens?: number }) =>
+    side.promptTokens === undefined && side.completionTokens === undefined
+      ? '-'
+      : `${side.promptTokens ?? 0}+${side.completionTokens ?? 0}`;
+  const stated = (value: number | undefined, show: (v: number) => string = String) =>
+    value === undefined ? '-' : show(value);
+  const pair = (left: string, right: string) => `${left} → ${right}`.padEnd(29);
+  return [
+    `${row.model} ${row.route} (${row.tasks} tasks)`,
+    `  ${''.padEnd(45)}${pair(tokens(computed), tokens(reported))}${pair(String(computed.images), stated(reported.images))}${pair(formatNanos(computed.costNanos), stated(reported.costNanos, formatNanos))}${spent.calls} (${formatNanos(spent.costNanos)})`,
+  ];
 }
 
 export class UsageError extends Error {}

@@ -1,6 +1,7 @@
+import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
-import { UsageFolder, UsageReconciler } from '@gateway/metering';
+import { Pricing, UpstreamReconciler, UsageFolder, UsageReconciler } from '@gateway/metering';
 import { QueueModule } from '@gateway/queue';
 import { CredentialsModule } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -19,8 +20,10 @@ export class CliModule {
         DbModule,
         QueueModule.forCommands(),
         CredentialsModule,
+        // The catalog's prices, for what spent upstream calls cost (usage:reconcile --upstream).
+        CatalogModule,
       ],
-      providers: [CliCommands, UsageFolder, UsageReconciler],
+      providers: [CliCommands, UsageFolder, UsageReconciler, Pricing, UpstreamReconciler],
     };
   }
 }

@@ -90,6 +90,18 @@ export class MetricsService {
     labelNames: ['model'],
     registers: [this.registry],
   });
+  readonly upstreamComputed = new Counter({
+    name: 'gateway_upstream_computed_total',
+    help: 'What the gateway billed for upstream answers, by route and kind (tokens, images, cost in the catalog currency)',
+    labelNames: ['model', 'route', 'kind'],
+    registers: [this.registry],
+  });
+  readonly upstreamReported = new Counter({
+    name: 'gateway_upstream_reported_total',
+    help: 'What upstream answers stated they used, by route and kind (tokens, images, cost in the catalog currency)',
+    labelNames: ['model', 'route', 'kind'],
+    registers: [this.registry],
+  });
   readonly limitRejections = new Counter({
     name: 'gateway_limit_rejections_total',
     help: 'Requests refused by a limit',

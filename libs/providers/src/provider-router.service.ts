@@ -1,6 +1,6 @@
 import { CatalogService, ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
-import { MAX_RECORDED_UPSTREAM_ATTEMPTS, UpstreamAttempt } from '@gateway/contracts';
+import { addUsage, MAX_RECORDED_UPSTREAM_ATTEMPTS, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
 import { LeaseSemaphore, routeSemaphore, RoutePacer } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
@@ -303,8 +303,8 @@ export class ProviderRouter {
             () => invoke(provider, route),
             // Calls that leave the process only: the record is for reconciling with upstreams' bills.
             (attempt) =>
-              task?.attempts && provider.name !== 'local' && task.attempts.length < MAX_RECORDED_UPSTREAM_ATTEMPTS
-                ? task.attempts.push({ ...attempt, ...(image !== undefined ? { image } : {}) })
+              task?.attempts && provider.name !== 'local'
+                ? recordAttempt(task.attempts, { ...attempt, ...(image !== undefined ? { image } : {}) })
                 : undefined,
           ),
         );
@@ -372,8 +372,14 @@ export class ProviderRouter {
       const value = await run();
       const seconds = (performance.now() - started) / 1000;
       this.metrics.upstreamDuration.observe({ provider: provider.name, model: route.model, outcome: 'ok' }, seconds);
-      const requestId = (value as { requestId?: string }).requestId;
-      record({ route: route.key, outcome: 'ok', ms: Math.round(seconds * 1000), ...(requestId ? { requestId } : {}) });
+      const { requestId, reported } = value as { requestId?: string; reported?: UpstreamUsage };
+      record({
+        route: route.key,
+        outcome: 'ok',
+        ms: Math.round(seconds * 1000),
+        ...(requestId ? { requestId } : {}),
+        ...(reported ? { reported } : {}),
+      });
       return value;
     } catch (thrown: unknown) {
       // A stream that broke off after it was relayed is the caller's UpstreamError, and still the upstream's failure.
@@ -477,6 +483,24 @@ function refusalOf(error: ProviderError, modelId: string, route: ResolvedRoute, 
 /** The call for a Responses endpoint, when the api prepared one (the model has a route with it). */
 function passedThrough(call: RespondCall): PassedThroughCall | undefined {
   return call.responses ? { ...call, responses: call.responses } : undefined;
+}
+
+/**
+ * Adds a call to the task's record, up to MAX_RECORDED_UPSTREAM_ATTEMPTS. Past that, what a call's answer reported
+ * still counts: it is added to the last recorded answer of its route, so the route's reported sums stay whole.
+ */
+function recordAttempt(attempts: UpstreamAttempt[], attempt: UpstreamAttempt): void {
+  if (attempts.length < MAX_RECORDED_UPSTREAM_ATTEMPTS) {
+    attempts.push(attempt);
+    return;
+  }
+  if (!attempt.reported) return;
+  for (let i = attempts.length - 1; i >= 0; i--) {
+    const kept = attempts[i];
+    if (kept.route !== attempt.route || kept.outcome !== 'ok') continue;
+    kept.reported = addUsage(kept.reported ?? {}, attempt.reported);
+    return;
+  }
 }
 
 /** Which routes `throughRoutes` tries (by default all of the model's), and the output image a call is for. */

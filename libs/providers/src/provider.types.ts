@@ -7,6 +7,7 @@ import type {
   ResponseStatus,
   ResponsesUsage,
   UpstreamResponsesRequest,
+  UpstreamUsage,
 } from '@gateway/contracts';
 
 export interface EmbeddingsCall {
@@ -18,6 +19,8 @@ export interface EmbeddingsCall {
 /** The upstream's id of the call that answered, kept for the task record and logs (never shown to callers). */
 interface UpstreamIdentified {
   requestId?: string;
+  /** What the upstream's answer stated it used, only the figures it stated (for reconciling with its bill). */
+  reported?: UpstreamUsage;
 }
 
 export interface EmbeddingsAnswer extends UpstreamIdentified {

@@ -1,5 +1,5 @@
 import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
-import { UpstreamAttempt } from '@gateway/contracts';
+import { MeteredRoute, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { fileRecord, RecordFields, taskBase } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
 import { OutcomeDelivery, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName, usageFields } from '@gateway/queue';
@@ -7,8 +7,10 @@ import { LimitsService } from '@gateway/tenancy';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
+import { Counter } from 'prom-client';
 import { TaskRecorder } from './task-recorder.service';
 import { ExecutedTask, TaskService } from './task-service';
+import { meteredRoutes, withoutReports } from './upstream-metering';
 
 /** The record backlog leaves a delivered task to its own worker this long before writing the record itself. */
 const RECORD_GRACE_MS = 30_000;
@@ -91,6 +93,7 @@ export class TaskRunner {
           providerMs: executed.providerMs,
           ...timing,
         };
+    const metered = meteredRoutes(executed, upstreamCalls);
     const record: RecordFields = {
       ...taskBase(data),
       provider: executed?.provider,
@@ -105,7 +108,8 @@ export class TaskRunner {
       error: failure
         ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param }
         : undefined,
-      upstream: upstreamCalls.length > 0 ? upstreamCalls : undefined,
+      upstream: upstreamCalls.length > 0 ? withoutReports(upstreamCalls) : undefined,
+      metered: metered.length > 0 ? metered : undefined,
     };
     const filed = fileRecord(record, data.notify === true, executed?.conversation);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
@@ -140,6 +144,7 @@ export class TaskRunner {
     };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
     if (executed) this.countUsage(data.resolvedModel, executed);
+    this.countMetered(data.resolvedModel, metered);
     if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
     return { status: 'succeeded' };
   }
@@ -158,6 +163,22 @@ export class TaskRunner {
     if (executed.usage.images) this.metrics.images.inc({ model }, executed.usage.images);
     if (executed.costNanos > 0) this.metrics.billed.inc({ model }, executed.costNanos / 1e9);
   }
+
+  /** The computed/reported counter pair an alert compares (docs/operations.md, "Upstream reconciliation"). */
+  private countMetered(model: string, metered: MeteredRoute[]): void {
+    for (const { route, computed, reported } of metered) {
+      countFigures(this.metrics.upstreamComputed, model, route, computed);
+      if (reported) countFigures(this.metrics.upstreamReported, model, route, reported);
+    }
+  }
+}
+
+/** One side's figures on its counter, by kind; a figure the side does not have is not counted. */
+function countFigures(counter: Counter<string>, model: string, route: string, figures: UpstreamUsage): void {
+  if (figures.promptTokens !== undefined || figures.completionTokens !== undefined)
+    counter.inc({ model, route, kind: 'tokens' }, (figures.promptTokens ?? 0) + (figures.completionTokens ?? 0));
+  if (figures.images !== undefined) counter.inc({ model, route, kind: 'images' }, figures.images);
+  if (figures.costNanos !== undefined) counter.inc({ model, route, kind: 'cost' }, figures.costNanos / 1e9);
 }
 
 function isLastAttempt(job: Job): boolean {

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { UpstreamAttempt } from '@gateway/contracts';
+import type { MeteredRoute, UpstreamAttempt } from '@gateway/contracts';
 import { Schema as MongooseSchema } from 'mongoose';
 
 const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -35,6 +35,11 @@ export class Task {
   @Prop({ type: MongooseSchema.Types.Mixed }) error?: { status: number; code: string; message: string; param?: string };
   /** The upstream calls the task made, with the upstream's request ids: for reconciling, never shown to callers. */
   @Prop({ type: [MongooseSchema.Types.Mixed], default: undefined }) upstream?: UpstreamAttempt[];
+  /**
+   * Per upstream route: what the gateway billed for its answers and what they stated they used, for reconciling with
+   * the upstream's bill (`gw usage:reconcile --upstream`); absent when no upstream was called.
+   */
+  @Prop({ type: [MongooseSchema.Types.Mixed], default: undefined }) metered?: MeteredRoute[];
   /** UTC day (YYYY-MM-DD) for roll-ups without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;
 }

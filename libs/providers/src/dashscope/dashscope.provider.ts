@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { wasSent } from '../http-failure';
 import { ImageEditAnswer, ImageEditCall, ImageEditInput, ModelProvider, ProviderError } from '../provider.types';
 import { downloadImage, MAX_RESULT_IMAGE_BYTES, postToUpstream, upstreamAgent } from '../upstream-http';
+import { reportedImages } from '../reported-usage';
 import {
   couldNotFetchInput,
   imageModelRules,
@@ -43,6 +44,7 @@ interface GenerationRequest {
 
 interface GenerationAnswer {
   output?: { choices?: { finish_reason?: string; message?: { content?: { image?: string }[] } }[] };
+  /** What it bills: https://www.alibabacloud.com/help/en/model-studio/qwen-image-edit-api (response parameters). */
   usage?: { width?: number; height?: number; image_count?: number };
   request_id?: string;
 }
@@ -117,7 +119,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
     const image = await this.download(imageUrl, requestId);
     // DashScope returns no rewritten prompt, so the worker reports the prompt it sent. It draws its own mark when
     // asked (`parameters.watermark`).
-    return { image, watermarked: true, requestId };
+    return { image, watermarked: true, requestId, ...reportedImages(answer.body.usage) };
   }
 
   private generate(

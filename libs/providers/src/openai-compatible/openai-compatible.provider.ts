@@ -7,6 +7,7 @@ import type { ChatChoice } from '@gateway/contracts';
 import { ChatStreamAccumulator } from '../chat-stream-accumulator';
 import { cl100kTokens } from '../cl100k';
 import { countMessageTokens, countTokens } from '../token-estimate';
+import { reportedUsage, StatedUsage } from '../reported-usage';
 import { chatRequestFor } from './chat-dialects';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';
 import {
@@ -41,7 +42,7 @@ const MAX_IMAGES_ANSWER_BYTES = Math.ceil((MAX_RESULT_IMAGE_BYTES * 4) / 3) + 64
 
 interface OpenAiEmbeddingsBody {
   data: { index: number; embedding: number[] }[];
-  usage?: { prompt_tokens?: number; total_tokens?: number };
+  usage?: { prompt_tokens?: number; total_tokens?: number } & StatedUsage;
 }
 
 interface OpenAiImagesBody {
@@ -56,7 +57,7 @@ interface OpenAiChatBody {
     completion_tokens?: number;
     prompt_tokens_details?: unknown;
     completion_tokens_details?: unknown;
-  };
+  } & StatedUsage;
   system_fingerprint?: string | null;
 }
 
@@ -102,7 +103,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       body.usage?.prompt_tokens ??
       body.usage?.total_tokens ??
       call.input.reduce((sum, text) => sum + cl100kTokens(text), 0);
-    return { vectors, promptTokens, requestId };
+    return { vectors, promptTokens, requestId, ...reportedUsage(body.usage) };
   }
 
   async chat(route: ResolvedRoute, call: ChatCall): Promise<ChatAnswer> {
@@ -119,6 +120,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       ...(body.system_fingerprint ? { systemFingerprint: body.system_fingerprint } : {}),
       ...usageDetailsOf(body.usage),
       requestId,
+      ...reportedUsage(body.usage),
     };
   }
 
@@ -164,6 +166,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       completionTokens: whole.usage?.completion_tokens ?? countTokens(whole.text),
       ...(whole.systemFingerprint ? { systemFingerprint: whole.systemFingerprint } : {}),
       ...usageDetailsOf(whole.usage ?? undefined),
+      ...reportedUsage(whole.usage),
     };
   }
 

@@ -1,4 +1,5 @@
 import { countMessageTokens, countTokens } from '../token-estimate';
+import { reportedUsage } from '../reported-usage';
 import { ProviderError, RespondCall, ResponsesAnswer, UpstreamResponse } from '../provider.types';
 
 /**
@@ -32,6 +33,7 @@ export function responsesAnswerOf(response: UpstreamResponse, call: RespondCall,
     promptTokens: response.usage?.input_tokens ?? countMessageTokens(call.request.messages),
     completionTokens: response.usage?.output_tokens ?? countTokens(outputText(response.output)),
     ...(requestId ? { requestId } : {}),
+    ...reportedUsage(response.usage),
   };
 }
 
