@@ -305,8 +305,9 @@ describe('POST /v1/embeddings', () => {
       ],
       ['an empty token-id array', { model: 'text-embedding-v4', input: [[15339], []] }, 'InvalidParameter', 'input[1]'],
       [
+        // 8,193 times cl100k's id 16, "1": text-embedding-v4 counts the text in Qwen2 tokens, one a digit.
         'a token-id array over the token limit',
-        { model: 'text-embedding-v4', input: [[1], Array(8193).fill(1)] },
+        { model: 'text-embedding-v4', input: [[1], Array(8193).fill(16)] },
         'InvalidParameter',
         'input[1]',
       ],

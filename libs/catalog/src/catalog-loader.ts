@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { priceToNanos } from '@gateway/common';
 import { CAPABILITIES, Capability, CHAT_FEATURES, ChatFeature } from '@gateway/contracts';
 import { Document, isMap, isScalar, parseDocument } from 'yaml';
-import { ModelPriceNanos, ModelSpec, PRICE_FIELDS, PriceField, ProviderName, RouteSpec } from './catalog.types';
+import {
+  ModelPriceNanos,
+  ModelSpec,
+  PRICE_FIELDS,
+  PriceField,
+  ProviderName,
+  RouteSpec,
+  TokenizerName,
+  TOKENIZERS,
+} from './catalog.types';
 
 const PROVIDERS: ProviderName[] = ['local', 'openai-compatible', 'dashscope'];
 /**
@@ -75,6 +84,7 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
     return price === undefined ? checked : { ...checked, priceNanos: checkPrice(price, where) };
   });
   checkSpaces(routes, at, entry.id);
+  const tokenizer = checkTokenizer(entry.tokenizer, at) ?? routes[0].tokenizer ?? 'cl100k_base';
   // YAML reads a bare date as a Date; a quoted one stays text.
   const created =
     entry.created instanceof Date
@@ -88,7 +98,8 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
     created: Math.floor(created.getTime() / 1000),
     limits: (entry.limits as ModelSpec['limits']) ?? {},
     priceNanos: checkPrice(document.getIn(['models', index, 'price'], true), at),
-    routes,
+    routes: routes.map((route) => ({ ...route, tokenizer: route.tokenizer ?? tokenizer })),
+    tokenizer,
     deprecated: typeof entry.deprecated === 'string' ? entry.deprecated : undefined,
     ...checkStandInField(entry.stands_in, at),
   };
@@ -105,6 +116,14 @@ function checkSpaces(routes: RouteSpec[], at: string, id: string): void {
       `${at}: the routes of model "${id}" embed into different vector spaces (${spaces.join(', ')}); ` +
         'one model id serves one space: give the other space its own model entry',
     );
+}
+
+/** `tokenizer:` on a model or a route names one the gateway has (libs/providers/src/tokenizers). */
+function checkTokenizer(value: unknown, at: string): TokenizerName | undefined {
+  if (value === undefined) return undefined;
+  if (!TOKENIZERS.includes(value as TokenizerName))
+    throw new Error(`${at}: tokenizer must be one of ${TOKENIZERS.join(', ')}; not ${JSON.stringify(value)}`);
+  return value as TokenizerName;
 }
 
 function checkStandInField(value: unknown, at: string): Pick<ModelSpec, 'standsIn'> {
@@ -151,6 +170,7 @@ function checkRoute(route: Record<string, unknown>, at: string, capability: Capa
   if (batchSize !== undefined && !(Number.isInteger(batchSize) && (batchSize as number) >= 1))
     throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);
   checkResponses(route, at, capability);
+  checkTokenizer(route.tokenizer, at);
   const spec = route as unknown as RouteSpec;
   if (route.space !== undefined && (capability !== 'embeddings' || typeof route.space !== 'string' || !route.space))
     throw new Error(`${at}: space is the vector space of an embeddings route, e.g. dashscope/text-embedding-v4`);

@@ -2,6 +2,13 @@ import type { Capability, ChatFeature } from '@gateway/contracts';
 
 export type ProviderName = 'local' | 'openai-compatible' | 'dashscope';
 
+/**
+ * The tokenizers the gateway counts with (libs/providers/src/tokenizers): OpenAI's two tiktoken encodings, and
+ * Qwen's byte-level BPE (151,643 tokens), which DashScope's Qwen models count with.
+ */
+export const TOKENIZERS = ['cl100k_base', 'o200k_base', 'qwen2'] as const;
+export type TokenizerName = (typeof TOKENIZERS)[number];
+
 export interface RouteSpec {
   provider: ProviderName;
   /** Upstream name, configured by UPSTREAM_<NAME>_BASE_URL / _API_KEY; absent for `local`. */
@@ -40,6 +47,11 @@ export interface RouteSpec {
    * set once loaded.
    */
   space?: string;
+  /**
+   * What the upstream counts this route's tokens with, where an answer states no usage (`tokenizer:` on the route).
+   * The model's when left out; always set once loaded. The local engine reports its models' own counts.
+   */
+  tokenizer?: TokenizerName;
 }
 
 export interface ModelLimits {
@@ -80,6 +92,11 @@ export interface ModelSpec {
   limits: ModelLimits;
   priceNanos: ModelPriceNanos;
   routes: RouteSpec[];
+  /**
+   * What the api counts a request's tokens with, for `max_input_tokens` and quota reservations (`tokenizer:` on the
+   * model): as written, else its first route's, else cl100k_base.
+   */
+  tokenizer: TokenizerName;
   deprecated?: string;
   /**
    * This entry answers requests for another model's id while the upstream named here is not configured (the

@@ -16,8 +16,11 @@ export type TaskRequest<Q extends TaskQueueName> = Omit<PayloadOf<Q>, keyof Task
 export interface Submission<E extends Endpoint> {
   /** Its row of the endpoints table: the queue, the capability the application's scope must allow, its name. */
   endpoint: E;
-  /** Tokens held against the quota until the task reports its real usage. */
-  reserveTokens: number;
+  /**
+   * Tokens held against the quota until the task reports its real usage: counted only for an application that has
+   * a token quota, so no other request loads a tokenizer.
+   */
+  reserveTokens: () => number;
   principal: Principal;
   model: string;
   resolvedModel: string;

@@ -135,7 +135,7 @@ const principal = { appId: 'app_1', scope: { capabilities: [], models: [] }, web
 function submission(http: ReturnType<typeof exchange>): Submission<typeof ENDPOINTS.embeddings> {
   return {
     endpoint: ENDPOINTS.embeddings,
-    reserveTokens: 10,
+    reserveTokens: () => 10,
     principal,
     model: 'text-embedding-v4',
     resolvedModel: 'text-embedding-v4',

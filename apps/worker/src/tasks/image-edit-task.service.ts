@@ -4,7 +4,7 @@ import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
 import type { FetchReach } from '@gateway/outbound';
-import { countTokens, ProviderRouter } from '@gateway/providers';
+import { ProviderRouter, tokenizerOf } from '@gateway/providers';
 import { ImageEditJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
@@ -67,7 +67,8 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const delivered = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     if (delivered.length === 0) throw firstFailure(attempts);
 
-    const promptTokens = countTokens(job.prompt);
+    // Counted by the model's tokenizer (Qwen's for DashScope's image models), which no image answer reports.
+    const promptTokens = tokenizerOf(spec.tokenizer).count(job.prompt);
     const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens, images: delivered.length };
     return {
       body: JSON.stringify({

@@ -1,4 +1,4 @@
-import { hashEmbedding } from './hash-embedder';
+import { hashEmbedding, hashWords } from './hash-embedder';
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
 
@@ -15,5 +15,9 @@ describe('hash embedder', () => {
     expect(cosine(base, hashEmbedding('a cat sat on a mat', 1024))).toBeGreaterThan(
       cosine(base, hashEmbedding('stock markets fell sharply', 1024)),
     );
+  });
+
+  it('takes lower-case words as its features, each CJK character a word of its own', () => {
+    expect(hashWords('Hello 你好 world')).toEqual(['hello', '你', '好', 'world']);
   });
 });

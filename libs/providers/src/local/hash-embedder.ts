@@ -1,5 +1,3 @@
-import { tokenize } from '../token-estimate';
-
 /**
  * A deterministic feature-hashing embedder: word unigrams, word bigrams and character trigrams hashed
  * (FNV-1a, signed) into `dimensions` buckets, then L2-normalised. Texts sharing words and spellings land near each
@@ -7,7 +5,7 @@ import { tokenize } from '../token-estimate';
  */
 export function hashEmbedding(text: string, dimensions: number): number[] {
   const vector = new Float64Array(dimensions);
-  const words = tokenize(text);
+  const words = hashWords(text);
   for (let i = 0; i < words.length; i++) {
     add(vector, `w:${words[i]}`, 1);
     if (i > 0) add(vector, `b:${words[i - 1]} ${words[i]}`, 0.5);
@@ -18,6 +16,14 @@ export function hashEmbedding(text: string, dimensions: number): number[] {
   for (const value of vector) norm += value * value;
   norm = Math.sqrt(norm) || 1;
   return Array.from(vector, (value) => value / norm);
+}
+
+/**
+ * The embedder's features' words, which are its tokens (its usage counts them, at least one a text): lower-case
+ * words, each CJK character a word of its own.
+ */
+export function hashWords(text: string): string[] {
+  return text.toLowerCase().match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}]+/gu) ?? [];
 }
 
 function add(vector: Float64Array, feature: string, weight: number): void {

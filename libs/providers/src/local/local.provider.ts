@@ -14,10 +14,9 @@ import {
   ModelProvider,
   ProviderError,
 } from '../provider.types';
-import { countTokens } from '../token-estimate';
 import { ChatChunkWriter } from './chat/chat-chunks';
 import { LocalChat } from './chat/local-chat';
-import { hashEmbedding } from './hash-embedder';
+import { hashEmbedding, hashWords } from './hash-embedder';
 import { LocalModels } from './local-models.service';
 
 const DEFAULT_DIMENSIONS = 1024;
@@ -55,7 +54,7 @@ export class LocalProvider implements ModelProvider {
     const dimensions = call.dimensions ?? DEFAULT_DIMENSIONS;
     return {
       vectors: call.input.map((text) => hashEmbedding(text, dimensions)),
-      promptTokens: call.input.reduce((sum, text) => sum + countTokens(text), 0),
+      promptTokens: call.input.reduce((sum, text) => sum + Math.max(1, hashWords(text).length), 0),
     };
   }
 

@@ -5,8 +5,7 @@ import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
 import type { ChatChoice } from '@gateway/contracts';
 import { ChatStreamAccumulator } from '../chat-stream-accumulator';
-import { cl100kTokens } from '../cl100k';
-import { countMessageTokens, countTokens } from '../token-estimate';
+import { countChoiceTokens, countMessageTokens, tokenizerOf } from '../tokenizers/tokenizers';
 import { reportedUsage, StatedUsage } from '../reported-usage';
 import { chatRequestFor } from './chat-dialects';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';
@@ -98,11 +97,12 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       if (!Array.isArray(vectors[index]))
         throw new ProviderError(`upstream returned no embedding for input ${index}`, 'retryable');
     }
-    // Without a count from the upstream, the one OpenAI's embedding models count with.
+    // Without a count from the upstream, the route's tokenizer's (the catalog's).
+    const tokenizer = tokenizerOf(route.tokenizer ?? 'cl100k_base');
     const promptTokens =
       body.usage?.prompt_tokens ??
       body.usage?.total_tokens ??
-      call.input.reduce((sum, text) => sum + cl100kTokens(text), 0);
+      call.input.reduce((sum, text) => sum + tokenizer.count(text), 0);
     return { vectors, promptTokens, requestId, ...reportedUsage(body.usage) };
   }
 
@@ -113,10 +113,12 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     });
     if (!Array.isArray(body.choices) || body.choices.length === 0)
       throw new ProviderError('upstream returned no choices', 'retryable');
+    const choices = body.choices.map(wholeChoice);
+    const tokenizer = tokenizerOf(route.tokenizer ?? 'cl100k_base');
     return {
-      choices: body.choices.map(wholeChoice),
-      promptTokens: body.usage?.prompt_tokens ?? countMessageTokens(call.request.messages),
-      completionTokens: body.usage?.completion_tokens ?? 0,
+      choices,
+      promptTokens: body.usage?.prompt_tokens ?? countMessageTokens(call.request.messages, tokenizer),
+      completionTokens: body.usage?.completion_tokens ?? countChoiceTokens(choices, tokenizer),
       ...(body.system_fingerprint ? { systemFingerprint: body.system_fingerprint } : {}),
       ...usageDetailsOf(body.usage),
       requestId,
@@ -158,12 +160,13 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     ).catch((error: unknown) => {
       throw error instanceof ProviderError ? withRequestId(error, chunkId) : error;
     });
+    const tokenizer = tokenizerOf(route.tokenizer ?? 'cl100k_base');
     return {
       // Without the header, the chunks' `id`: DashScope's compatible mode sends its request id there.
       requestId: requestId ?? chunkId,
       choices: whole.result(stop.aborted),
-      promptTokens: whole.usage?.prompt_tokens ?? countMessageTokens(call.request.messages),
-      completionTokens: whole.usage?.completion_tokens ?? countTokens(whole.text),
+      promptTokens: whole.usage?.prompt_tokens ?? countMessageTokens(call.request.messages, tokenizer),
+      completionTokens: whole.usage?.completion_tokens ?? tokenizer.count(whole.text),
       ...(whole.systemFingerprint ? { systemFingerprint: whole.systemFingerprint } : {}),
       ...usageDetailsOf(whole.usage ?? undefined),
       ...reportedUsage(whole.usage),
@@ -176,7 +179,7 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
       ...call.responses,
       model: route.model,
     });
-    return responsesAnswerOf(readResponse(body), call, requestId);
+    return responsesAnswerOf(readResponse(body), call, tokenizerOf(route.tokenizer ?? 'cl100k_base'), requestId);
   }
 
   /**
@@ -213,8 +216,9 @@ export class OpenAiCompatibleProvider implements ModelProvider, OnModuleDestroy 
     );
     // Without the header, the response's own id, as its first event carries it.
     const upstreamId = requestId ?? responseId;
-    if (whole.finished) return responsesAnswerOf(readResponse(whole.finished), call, upstreamId);
-    if (stop.aborted) return responsesAnswerOf(whole.cancelled(), call, upstreamId);
+    const tokenizer = tokenizerOf(route.tokenizer ?? 'cl100k_base');
+    if (whole.finished) return responsesAnswerOf(readResponse(whole.finished), call, tokenizer, upstreamId);
+    if (stop.aborted) return responsesAnswerOf(whole.cancelled(), call, tokenizer, upstreamId);
     throw new ProviderError('upstream stream ended before its response was complete', 'retryable');
   }
 

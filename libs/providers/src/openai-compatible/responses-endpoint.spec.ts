@@ -1,4 +1,5 @@
 import { ProviderError } from '../provider.types';
+import { tokenizerOf } from '../tokenizers/tokenizers';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';
 
 describe('an upstream’s answer on its Responses endpoint', () => {
@@ -14,16 +15,25 @@ describe('an upstream’s answer on its Responses endpoint', () => {
     }
   });
 
-  it('is billed by the upstream’s usage, or by the gateway’s estimate when it sent none', () => {
-    const call = { request: { messages: [{ role: 'user' as const, content: 'one two three' }] }, features: [] };
+  it('is billed by the upstream’s usage, or by the route’s tokenizer when it sent none', () => {
+    const call = { request: { messages: [{ role: 'user' as const, content: '你好，世界！' }] }, features: [] };
+    const qwen2 = tokenizerOf('qwen2');
     const counted = responsesAnswerOf(
       { status: 'completed', output: [], usage: { input_tokens: 11, output_tokens: 4 } },
       call,
+      qwen2,
       'req_1',
     );
     expect(counted).toMatchObject({ promptTokens: 11, completionTokens: 4, requestId: 'req_1' });
-    const output = [{ type: 'message', content: [{ type: 'output_text', text: 'four five' }] }];
-    const estimated = responsesAnswerOf({ status: 'cancelled', output, usage: null }, call);
-    expect(estimated).toMatchObject({ promptTokens: 3, completionTokens: 2 });
+    const output = [{ type: 'message', content: [{ type: 'output_text', text: 'tiktoken is great!' }] }];
+    // Qwen2: 你好 | ， | 世界 | ！ and t | ik | token | is | great | !
+    expect(responsesAnswerOf({ status: 'cancelled', output, usage: null }, call, qwen2)).toMatchObject({
+      promptTokens: 4,
+      completionTokens: 6,
+    });
+    // cl100k_base splits the Chinese finer (7); the answer's text is 6 tokens there too.
+    expect(
+      responsesAnswerOf({ status: 'cancelled', output, usage: null }, call, tokenizerOf('cl100k_base')),
+    ).toMatchObject({ promptTokens: 7, completionTokens: 6 });
   });
 });

@@ -1,4 +1,4 @@
-import { countMessageTokens, countTokens } from '../token-estimate';
+import { countMessageTokens, Tokenizer } from '../tokenizers/tokenizers';
 import { reportedUsage } from '../reported-usage';
 import { ProviderError, RespondCall, ResponsesAnswer, UpstreamResponse } from '../provider.types';
 
@@ -26,18 +26,23 @@ export function readResponse(body: unknown): UpstreamResponse {
   return response as UpstreamResponse;
 }
 
-/** The answer, counted by the upstream's usage or, without it, by the gateway's estimate (token-estimate.ts). */
-export function responsesAnswerOf(response: UpstreamResponse, call: RespondCall, requestId?: string): ResponsesAnswer {
+/** The answer, counted by the upstream's usage or, without it, by the route's tokenizer. */
+export function responsesAnswerOf(
+  response: UpstreamResponse,
+  call: RespondCall,
+  tokenizer: Tokenizer,
+  requestId?: string,
+): ResponsesAnswer {
   return {
     response,
-    promptTokens: response.usage?.input_tokens ?? countMessageTokens(call.request.messages),
-    completionTokens: response.usage?.output_tokens ?? countTokens(outputText(response.output)),
+    promptTokens: response.usage?.input_tokens ?? countMessageTokens(call.request.messages, tokenizer),
+    completionTokens: response.usage?.output_tokens ?? tokenizer.count(outputText(response.output)),
     ...(requestId ? { requestId } : {}),
     ...reportedUsage(response.usage),
   };
 }
 
-/** The words an answer's items carry: message text and refusals, function call arguments. */
+/** The text an answer's items carry: message text and refusals, function call arguments. */
 function outputText(items: Record<string, unknown>[]): string {
   return items
     .map((item) => {

@@ -83,16 +83,19 @@ export class LimitsService {
     this.leaseMs = config.CONCURRENCY_LEASE_MS;
   }
 
-  /** Admits a request or throws its 429 with Retry-After; applications without limits cost no round trip. */
+  /**
+   * Admits a request or throws its 429 with Retry-After; applications without limits cost no round trip, and
+   * `reserveTokens` (a tokenizer's count) runs only for an application with a token quota.
+   */
   async admit(
     principal: Principal,
-    reserveTokens: number,
+    reserveTokens: () => number,
   ): Promise<{ admission: Admission; rateLimit?: RateLimitState }> {
     const { dailyCallLimit, requestsPerMinute, concurrencyLimit, tokenQuota } = principal;
     if (!dailyCallLimit && !requestsPerMinute && !concurrencyLimit && !tokenQuota) return { admission: {} };
     const now = new Date();
     const leaseId = concurrencyLimit ? randomBase62(16) : '';
-    const reserve = tokenQuota ? reserveTokens : 0;
+    const reserve = tokenQuota ? reserveTokens() : 0;
     const [code, dailyUsed] = await this.redis.admitRequest(
       ...this.scriptKeys(principal.appId, now),
       dailyCallLimit,

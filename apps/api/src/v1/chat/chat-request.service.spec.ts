@@ -18,6 +18,9 @@ models:
   - id: local-chat
     capability: chat
     routes: [{ provider: local, model: smollm2-135m-instruct }]
+  - id: qwen-chat
+    capability: chat
+    routes: [{ provider: openai-compatible, upstream: full, model: qwen-plus, tokenizer: qwen2 }]
 `;
 
 function service(): ChatRequestService {
@@ -92,7 +95,14 @@ describe('ChatRequestService', () => {
 
   it('reserves the completion budget of every choice', () => {
     const checked = service().check({ model: 'two-routes', messages: [user], n: 3, max_tokens: 10, tools: [weather] });
-    expect(checked.estimatedTokens).toBe(1 + 3 * 10);
+    expect(checked.reserveTokens()).toBe(1 + 3 * 10);
+  });
+
+  it('reserves the messages as the model’s tokenizer counts them', () => {
+    const messages = [{ role: 'user', content: '你好，世界！' }];
+    // Qwen2: 你好 | ， | 世界 | ！; cl100k_base (the default) splits the characters finer.
+    expect(service().check({ model: 'qwen-chat', messages, max_tokens: 10 }).reserveTokens()).toBe(4 + 10);
+    expect(service().check({ model: 'two-routes', messages, max_tokens: 10 }).reserveTokens()).toBe(7 + 10);
   });
 
   it.each([

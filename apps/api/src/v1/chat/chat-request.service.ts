@@ -2,7 +2,7 @@ import { CatalogService, ModelSpec, ResolvedRoute } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ChatMessage, ChatRequestBody, ENDPOINTS } from '@gateway/contracts';
 import { ChatJob, TaskEnvelope } from '@gateway/queue';
-import { countMessageTokens } from '@gateway/providers';
+import { countMessageTokens, tokenizerOf } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
 import { jsonBodyCheck } from '../../http/json-body';
 import { FeatureUse, featuresOf } from './chat-features';
@@ -20,7 +20,11 @@ export type ChatCompletionRequest = ChatRequestBody & {
 
 export interface CheckedChatRequest {
   resolvedModel: string;
-  estimatedTokens: number;
+  /**
+   * Tokens held against a token quota until the task reports its usage: the messages by the model's tokenizer and
+   * the completion's reserve. Counted only when a quota asks (LimitsService.admit).
+   */
+  reserveTokens: () => number;
   stream: boolean;
   request: Omit<ChatJob, keyof TaskEnvelope>;
 }
@@ -40,9 +44,10 @@ export class ChatRequestService {
     assertSomeRouteHonours(uses, routes, spec);
     const { model, stream, stream_options, ...request } = dto;
     const completionTokens = dto.max_completion_tokens ?? dto.max_tokens ?? DEFAULT_COMPLETION_RESERVE;
+    const tokenizer = tokenizerOf(spec.tokenizer);
     return {
       resolvedModel: spec.id,
-      estimatedTokens: countMessageTokens(dto.messages) + completionTokens * (dto.n ?? 1),
+      reserveTokens: () => countMessageTokens(dto.messages, tokenizer) + completionTokens * (dto.n ?? 1),
       stream: stream === true,
       request: {
         request,

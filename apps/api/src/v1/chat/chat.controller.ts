@@ -30,7 +30,7 @@ export class ChatController {
     const checked = this.requests.check(body);
     const submission = {
       endpoint: ENDPOINTS.chat,
-      reserveTokens: checked.estimatedTokens,
+      reserveTokens: checked.reserveTokens,
       principal,
       model: (body as { model: string }).model,
       resolvedModel: checked.resolvedModel,

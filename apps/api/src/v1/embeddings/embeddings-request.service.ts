@@ -1,6 +1,7 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
+import { tokenizerOf } from '@gateway/providers';
 import { Injectable } from '@nestjs/common';
 import { OPENAI_MAX_INPUTS, readEmbeddingInputs } from './embedding-inputs';
 import { EmbeddingsRequestDto } from './embeddings.dto';
@@ -11,8 +12,11 @@ export interface CheckedEmbeddingsRequest {
   input: string[];
   dimensions: number;
   encodingFormat: 'float' | 'base64';
-  /** Tokens of the inputs (embedding-inputs.ts says how counted), held against the quota until the upstream reports its count. */
-  estimatedTokens: number;
+  /**
+   * Tokens of the inputs by the model's tokenizer (embedding-inputs.ts says when counted), held against a token
+   * quota until the upstream reports its count.
+   */
+  reserveTokens: () => number;
 }
 
 /** The catalog's per-model rules for an embeddings request (docs/contracts.md). */
@@ -34,13 +38,14 @@ export class EmbeddingsRequestService {
     const { texts, tokens } = readEmbeddingInputs(dto.input, {
       maxInputs: limits.max_inputs ?? OPENAI_MAX_INPUTS,
       maxInputTokens: limits.max_input_tokens ?? 0,
+      tokenizer: tokenizerOf(spec.tokenizer),
     });
     return {
       resolvedModel: spec.id,
       input: texts,
       dimensions,
       encodingFormat: dto.encoding_format ?? 'float',
-      estimatedTokens: tokens,
+      reserveTokens: tokens,
     };
   }
 }

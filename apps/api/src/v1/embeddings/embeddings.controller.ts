@@ -27,7 +27,7 @@ export class EmbeddingsController {
     const checked = this.requests.check(dto);
     return this.submitter.submit({
       endpoint: ENDPOINTS.embeddings,
-      reserveTokens: checked.estimatedTokens,
+      reserveTokens: checked.reserveTokens,
       principal,
       model: dto.model,
       resolvedModel: checked.resolvedModel,

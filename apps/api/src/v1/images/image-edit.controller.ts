@@ -33,7 +33,7 @@ export class ImageEditController {
     const { images, spec, ...parameters } = checked;
     return this.submitter.submit({
       endpoint: ENDPOINTS.imageEdit,
-      reserveTokens: 0,
+      reserveTokens: () => 0,
       principal,
       model: dto.model,
       resolvedModel: spec.id,

@@ -22,7 +22,7 @@ export interface CheckedResponsesRequest {
   task: {
     model: string;
     resolvedModel: string;
-    reserveTokens: number;
+    reserveTokens: () => number;
     request: Omit<ChatJob, keyof TaskEnvelope>;
   };
 }
@@ -75,7 +75,7 @@ export class ResponsesRequestService {
       task: {
         model: request.model,
         resolvedModel: checked.resolvedModel,
-        reserveTokens: checked.estimatedTokens,
+        reserveTokens: checked.reserveTokens,
         request: {
           ...checked.request,
           responses: {
