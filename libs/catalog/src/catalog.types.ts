@@ -52,6 +52,11 @@ export interface RouteSpec {
    * The model's when left out; always set once loaded. The local engine reports its models' own counts.
    */
   tokenizer?: TokenizerName;
+  /**
+   * What the calls this route serves cost, field by field, where it differs from the model's price (`price:` on the
+   * route): a caller pays for what served, e.g. the local engine after the upstream failed.
+   */
+  priceNanos?: ModelPriceNanos;
 }
 
 export interface ModelLimits {
@@ -59,16 +64,6 @@ export interface ModelLimits {
   max_input_tokens?: number;
   dimensions?: number[];
   default_dimensions?: number;
-  /**
-   * What the upstream counts this route's tokens with, where an answer states no usage (`tokenizer:` on the route).
-   * The model's when left out; always set once loaded. The local engine reports its models' own counts.
-   */
-  tokenizer?: TokenizerName;
-  /**
-   * What the calls this route serves cost, field by field, where it differs from the model's price (`price:` on the
-   * route): a caller pays for what served, e.g. the local engine after the upstream failed.
-   */
-  priceNanos?: ModelPriceNanos;
   max_tokens?: number;
   max_images?: number;
   max_n?: number;

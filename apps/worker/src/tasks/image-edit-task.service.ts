@@ -18,9 +18,9 @@ interface DeliveredImage {
   fileId: string;
   revisedPrompt: string;
   provider: string;
-}
   /** What the image is billed: the unit price of the route that made it. */
   unitPriceNanos: number;
+}
 
 /**
  * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
