@@ -18,6 +18,8 @@ interface DeliveredImage {
   fileId: string;
   revisedPrompt: string;
   provider: string;
+  /** The route whose call made it; absent for one an earlier run of the job stored. */
+  route?: string;
   /** What the image is billed: the unit price of the route that made it. */
   unitPriceNanos: number;
 }
@@ -85,6 +87,10 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       usage,
       provider: delivered[0].provider,
       providerMs,
+      billedImages: delivered.map(({ route, unitPriceNanos }) => ({
+        ...(route ? { route } : {}),
+        costNanos: unitPriceNanos,
+      })),
       costNanos: imagesCostNanos(delivered.map((image) => image.unitPriceNanos)),
     };
   }
@@ -151,7 +157,14 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     // Billed as soon as it is stored; a rerun finds it stored (above) and bills the same (task, index) once.
     await this.billing.billImage(job, spec, index, unitPriceNanos);
     // What the upstream reports it rewrote the prompt to, if it does; otherwise the prompt it was sent.
-    return { index, fileId, revisedPrompt: answer.value.revisedPrompt ?? job.prompt, provider, unitPriceNanos };
+    return {
+      index,
+      fileId,
+      revisedPrompt: answer.value.revisedPrompt ?? job.prompt,
+      provider,
+      route: answer.route.key,
+      unitPriceNanos,
+    };
   }
 }
 

@@ -11,6 +11,8 @@ export interface ExecutedTask {
   providerMs: number;
   /** Integer nanos of the catalog currency (@gateway/common money). */
   costNanos: number;
+  /** An image edit's delivered images: the route whose call made each (absent when stored by an earlier run), its cost. */
+  billedImages?: { route?: string; costNanos: number }[];
   /** A stored response's conversation (JSON text), recorded beside the body for `previous_response_id`. */
   conversation?: string;
 }

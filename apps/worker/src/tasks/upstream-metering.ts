@@ -35,33 +35,27 @@ export function withoutReports(attempts: UpstreamAttempt[]): UpstreamAttempt[] {
 
 /**
  * What the gateway billed per upstream route. A chat, Responses or embeddings answer comes from one route; an image
- * edit's images each from the route whose call answered for it, its cost shared among them by image (an image
- * stored by an earlier run of the job was recorded by that run, so it has no route here).
+ * edit's images each from the route whose call made it, at that route's price (an image stored by an earlier run of
+ * the job was recorded by that run, so it has no route here).
  */
 function billedRoutes(executed: ExecutedTask | undefined, attempts: UpstreamAttempt[]): Map<string, UpstreamUsage> {
   const billed = new Map<string, UpstreamUsage>();
   if (!executed) return billed;
   const upstream = new Set(attempts.map((attempt) => attempt.route));
   const { usage, costNanos } = executed;
-  if (executed.route !== undefined) {
-    if (upstream.has(executed.route))
-      billed.set(executed.route, {
-        promptTokens: usage.prompt_tokens,
-        ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
-        costNanos,
-      });
+  if (executed.billedImages) {
+    for (const { route, costNanos: imageNanos } of executed.billedImages) {
+      if (route === undefined || !upstream.has(route)) continue;
+      const sums = billed.get(route);
+      billed.set(route, { images: (sums?.images ?? 0) + 1, costNanos: (sums?.costNanos ?? 0) + imageNanos });
+    }
     return billed;
   }
-  const delivered = usage.images ?? 0;
-  if (delivered === 0) return billed;
-  const imagesByRoute = new Map<string, Set<number>>();
-  for (const attempt of attempts) {
-    if (attempt.outcome !== 'ok' || attempt.image === undefined) continue;
-    const images = imagesByRoute.get(attempt.route) ?? new Set<number>();
-    images.add(attempt.image);
-    imagesByRoute.set(attempt.route, images);
-  }
-  for (const [route, images] of imagesByRoute)
-    billed.set(route, { images: images.size, costNanos: Math.round((costNanos * images.size) / delivered) });
+  if (executed.route !== undefined && upstream.has(executed.route))
+    billed.set(executed.route, {
+      promptTokens: usage.prompt_tokens,
+      ...(usage.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
+      costNanos,
+    });
   return billed;
 }
