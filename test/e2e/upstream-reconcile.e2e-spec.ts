@@ -61,6 +61,11 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
       reported: metricValue(exposition, 'gateway_upstream_reported_total', { model, route, kind }),
     };
   };
+  const spentCount = async ({ model, route }: { model: string; route: string }) =>
+    metricValue(await worker.app.get(MetricsService).registry.metrics(), 'gateway_upstream_spent_total', {
+      model,
+      route,
+    }) ?? 0;
   /** Waits for the task's record, so the CLI finds it. */
   const recorded = (response: { headers: Headers }) =>
     waitFor(
@@ -192,6 +197,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
 
   it('counts an image the upstream generated but never handed over as spent, not delivered, at the model price', async () => {
     const before: UpstreamDrift = rowOf(reconcile(), IMAGES)!;
+    const spentBefore = await spentCount(IMAGES);
     // Every download of the result fails: the generation is billed upstream, the caller gets nothing.
     dashscope.failDownloads({ status: 500, times: 10 });
     const edit = await postJson(`${api.url}/v1/images/edits`, editBody(IMAGES.model, [image], '加一只猫'), apiKey);
@@ -205,6 +211,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
     expect(after.spentNotDelivered.costNanos - before.spentNotDelivered.costNanos).toBe(200_000_000);
     expect(after.computed.images).toBe(before.computed.images);
     expect(after.reported.images).toBe(before.reported.images);
+    expect((await spentCount(IMAGES)) - spentBefore).toBe(1);
   });
 
   it('keeps the roll-up reconciliation as it was without --upstream', () => {

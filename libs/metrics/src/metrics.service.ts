@@ -102,6 +102,12 @@ export class MetricsService {
     labelNames: ['model', 'route', 'kind'],
     registers: [this.registry],
   });
+  readonly upstreamSpent = new Counter({
+    name: 'gateway_upstream_spent_total',
+    help: 'Upstream calls that may have been billed while the caller got nothing from them (outcome spent)',
+    labelNames: ['model', 'route'],
+    registers: [this.registry],
+  });
   readonly limitRejections = new Counter({
     name: 'gateway_limit_rejections_total',
     help: 'Requests refused by a limit',

@@ -144,7 +144,7 @@ export class TaskRunner {
     };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
     if (executed) this.countUsage(data.resolvedModel, executed);
-    this.countMetered(data.resolvedModel, metered);
+    this.countMetered(data.resolvedModel, metered, upstreamCalls);
     if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
     return { status: 'succeeded' };
   }
@@ -165,11 +165,12 @@ export class TaskRunner {
   }
 
   /** The computed/reported counter pair an alert compares (docs/operations.md, "Upstream reconciliation"). */
-  private countMetered(model: string, metered: MeteredRoute[]): void {
+  private countMetered(model: string, metered: MeteredRoute[], calls: UpstreamAttempt[]): void {
     for (const { route, computed, reported } of metered) {
       countFigures(this.metrics.upstreamComputed, model, route, computed);
       if (reported) countFigures(this.metrics.upstreamReported, model, route, reported);
     }
+    for (const { route, outcome } of calls) if (outcome === 'spent') this.metrics.upstreamSpent.inc({ model, route });
   }
 }
 
