@@ -5,6 +5,7 @@
  *
  *   npm run bench:tokenizers
  */
+import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import type { TokenizerName } from '@gateway/catalog';
 import { tokenizerOf } from '@gateway/providers';
@@ -16,18 +17,22 @@ const TEXT = (
   'const total = items.map((item) => item.price * item.qty);\n'
 ).repeat(1000);
 
-function heapAfterGc(): number {
+/** Heap used and resident set after a full GC. */
+function memoryAfterGc(): { heap: number; rss: number } {
   (globalThis as { gc?: () => void }).gc!();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, rss } = process.memoryUsage();
+  return { heap: heapUsed, rss };
 }
 
 function measure(name: TokenizerName): void {
   const tokenizer = tokenizerOf(name);
-  const before = heapAfterGc();
+  const before = memoryAfterGc();
   const started = performance.now();
   tokenizer.count('hello');
   const loadMs = performance.now() - started;
-  const keptMb = (heapAfterGc() - before) / 1e6;
+  const after = memoryAfterGc();
+  const keptMb = (after.heap - before.heap) / 1e6;
+  const rssMb = (after.rss - before.rss) / 1e6;
   tokenizer.count(TEXT);
   const runs = 20;
   const counting = performance.now();
@@ -36,7 +41,7 @@ function measure(name: TokenizerName): void {
   const ms = (performance.now() - counting) / runs;
   const rate = TEXT.length / ms / 1000;
   process.stdout.write(
-    `| ${name} | ${loadMs.toFixed(0)} | ${keptMb.toFixed(1)} | ${tokens} | ${ms.toFixed(1)} | ${rate.toFixed(1)} |\n`,
+    `| ${name} | ${loadMs.toFixed(0)} | ${keptMb.toFixed(1)} | ${rssMb.toFixed(1)} | ${tokens} | ${ms.toFixed(1)} | ${rate.toFixed(1)} |\n`,
   );
 }
 
@@ -45,7 +50,7 @@ if (only) {
   measure(only as TokenizerName);
 } else {
   process.stdout.write(
-    `| tokenizer | first count ms (tables loaded) | heap kept MB | tokens in ${TEXT.length} characters | ms a count | M characters/s |\n|---|---|---|---|---|---|\n`,
+    `| tokenizer | first count ms (tables loaded) | heap kept MB | RSS added MB | tokens in ${TEXT.length} characters | ms a count | M characters/s |\n|---|---|---|---|---|---|---|\n`,
   );
   for (const name of NAMES) {
     const output = execFileSync(process.execPath, [...process.execArgv, __filename, name], { encoding: 'utf8' });
