@@ -106,6 +106,47 @@ describe('catalog loader', () => {
     ]);
   });
 
+  it("takes a model's tokenizer as written, else its first route's, else cl100k_base, and gives routes the model's", () => {
+    const { models } = loadCatalogFile(
+      catalog(`models:
+  - id: declared
+    capability: chat
+    tokenizer: qwen2
+    routes: [{ provider: openai-compatible, upstream: o, model: gpt-4o-mini, tokenizer: o200k_base }, { provider: local, model: m }]
+  - id: by-route
+    capability: chat
+    routes: [{ provider: openai-compatible, upstream: o, model: gpt-4o-mini, tokenizer: o200k_base }, { provider: local, model: m }]
+  - id: default
+    capability: embeddings
+    routes: [{ provider: local, model: m }]
+`),
+    );
+    const tokenizers = models.map((m) => [m.tokenizer, ...m.routes.map((route) => route.tokenizer)]);
+    expect(tokenizers).toEqual([
+      ['qwen2', 'o200k_base', 'qwen2'],
+      ['o200k_base', 'o200k_base', 'o200k_base'],
+      ['cl100k_base', 'cl100k_base'],
+    ]);
+    const shipped = loadCatalogFile(join(__dirname, '../../../config/models.yaml')).models;
+    expect(shipped.find((m) => m.id === 'text-embedding-v4')!.tokenizer).toBe('qwen2');
+    expect(shipped.find((m) => m.id === 'x-chat')!.routes.map((route) => route.tokenizer)).toEqual([
+      'o200k_base',
+      'qwen2',
+      'o200k_base',
+    ]);
+  });
+
+  it('refuses a tokenizer the gateway does not have, naming the entry', () => {
+    const yaml = (where: string) =>
+      where === 'model'
+        ? 'models:\n  - id: a\n    capability: chat\n    tokenizer: gpt2\n    routes: [{provider: local, model: m}]\n'
+        : 'models:\n  - id: a\n    capability: chat\n    routes: [{provider: local, model: m, tokenizer: gpt2}]\n';
+    expect(() => loadCatalogFile(catalog(yaml('model')))).toThrow(
+      /models\[0\] \(a\): tokenizer must be one of cl100k_base, o200k_base, qwen2; not "gpt2"/,
+    );
+    expect(() => loadCatalogFile(catalog(yaml('route')))).toThrow(/routes\[0\]: tokenizer must be one of/);
+  });
+
   it('refuses an id defined twice, alias included', () => {
     const yaml =
       'models:\n  - {id: a, capability: chat, aliases: [b], routes: [{provider: local, model: m}]}\n  - {id: b, capability: chat, routes: [{provider: local, model: m}]}\n';
