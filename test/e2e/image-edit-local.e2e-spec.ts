@@ -167,4 +167,11 @@ describe('POST /v1/images/edits through the local engine', () => {
     expect(task.body.usage.images).toBe(3);
     expect(task.body.cost).toBe(0.6);
   });
+
+  it('counts the prompt in usage with the model’s tokenizer, Qwen2 for the x-image-edit family', async () => {
+    // 4 Qwen2 tokens, where a count of words and characters made 7 (cl100k_base: 8).
+    const { taskId } = await editAndFetch([await solidPng(64, 64, [1, 1, 1])], '把图片变成黑白');
+    const task = await getJson(`${api.url}/v1/tasks/${taskId}`, apiKey);
+    expect(task.body.usage).toMatchObject({ prompt_tokens: 4, total_tokens: 4, images: 1 });
+  });
 });
