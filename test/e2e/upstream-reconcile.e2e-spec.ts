@@ -189,7 +189,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
 
     const printed = gw('usage:reconcile', '--upstream', '--day', utcDay());
     expect(printed.status).toBe(0);
-    expect(printed.stdout).toContain(`${OVER.model} ${OVER.route} (1 tasks)`);
+    expect(printed.stdout).toContain(`${OVER.model} ${OVER.route} (1 task)`);
     expect(printed.stdout).toContain(
       `${formatNanos(billed * CATALOG_NANOS_PER_TOKEN)} → ${formatNanos(billed * 3 * CATALOG_NANOS_PER_TOKEN)}`,
     );

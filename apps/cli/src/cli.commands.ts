@@ -207,7 +207,7 @@ export class CliCommands {
     const lines = [`${result.day}: ${result.tasks} task records, ${result.routes.length} upstream routes.`];
     if (result.routes.length > 0)
       lines.push(
-        'model / route                                  tokens computed → reported   images computed → reported   cost computed → reported   spent, not delivered',
+        'model / route                                  tokens computed → reported   images computed → reported   cost computed → reported     spent, not delivered',
       );
     for (const row of result.routes) lines.push(...driftLines(row));
     return lines.join('\n');
@@ -251,7 +251,7 @@ function driftLines(row: UpstreamDrift): string[] {
     value === undefined ? '-' : show(value);
   const pair = (left: string, right: string) => `${left} → ${right}`.padEnd(29);
   return [
-    `${row.model} ${row.route} (${row.tasks} tasks)`,
+    `${row.model} ${row.route} (${row.tasks} ${row.tasks === 1 ? 'task' : 'tasks'})`,
     `  ${''.padEnd(45)}${pair(tokens(computed), tokens(reported))}${pair(String(computed.images), stated(reported.images))}${pair(formatNanos(computed.costNanos), stated(reported.costNanos, formatNanos))}${spent.calls} (${formatNanos(spent.costNanos)})`,
   ];
 }
