@@ -32,14 +32,14 @@ export interface DashScopeFailure {
   dropConnection?: boolean;
   /** Generate (and count) the image, then never answer: a caller's timeout after the upstream did the work. */
   hangAfterGeneration?: boolean;
-}
-
-/** What a scripted download failure does instead of serving the file. */
   /**
    * Generate (and count) the image, then answer `status` (504 by default) with a proxy's HTML page and no DashScope
    * `code`: the gateway in front of the service gave up while the generation went on.
    */
   proxyErrorAfterGeneration?: boolean;
+}
+
+/** What a scripted download failure does instead of serving the file. */
 export interface DownloadFailure {
   /** Never answer, so the caller's download deadline passes. */
   hang?: boolean;
@@ -321,6 +321,7 @@ export class DashScopeFake {
       if (delayMs) await sleep(delayMs);
       const generated = await this.generate(call, inputs[inputs.length - 1]);
       if (failure?.hangAfterGeneration) return; // answered never; the caller's deadline passes
+      if (failure?.proxyErrorAfterGeneration) return proxyError(res, call, failure.status ?? 504);
       return answer(200, generated);
     } finally {
       this.inFlight--;
@@ -334,7 +335,6 @@ export class DashScopeFake {
     const since = call.at - DASHSCOPE_RATE_WINDOW_MS;
     const started = this.calls.filter(
       (other) => other !== call && other.at > since && other.code !== 'Throttling.RateQuota',
-      if (failure?.proxyErrorAfterGeneration) return proxyError(res, call, failure.status ?? 504);
     );
     return started.length >= limit;
   }
@@ -622,6 +622,14 @@ function errorBody(code: string, message: string) {
   return { request_id: requestId(), code, message };
 }
 
+/** A load balancer's own error page: HTML, no request id and no DashScope `code`. */
+function proxyError(res: ServerResponse, call: DashScopeCall, status: number): void {
+  call.status = status;
+  const text = `<html><head><title>${status}</title></head><body><center><h1>${status}</h1></center></body></html>`;
+  res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
@@ -633,11 +641,3 @@ if (require.main === module) {
   const port = Number(process.argv[process.argv.indexOf('--port') + 1] || 0);
   void new DashScopeFake().start(port).then((fake) => process.stdout.write(`${fake.url}\n`));
 }
-/** A load balancer's own error page: HTML, no request id and no DashScope `code`. */
-function proxyError(res: ServerResponse, call: DashScopeCall, status: number): void {
-  call.status = status;
-  const text = `<html><head><title>${status}</title></head><body><center><h1>${status}</h1></center></body></html>`;
-  res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-

@@ -97,10 +97,10 @@ export class TaskRunner {
     const record: RecordFields = {
       ...taskBase(data),
       provider: executed?.provider,
+      route: executed?.route,
       status: executed ? 'succeeded' : 'failed',
       startedAt: new Date(startedAt),
       finishedAt: new Date(finishedAt),
-      route: executed?.route,
       providerMs: Math.round(outcome.providerMs),
       attempts: job.attemptsMade + 1,
       usage: executed ? { ...executed.usage } : undefined,

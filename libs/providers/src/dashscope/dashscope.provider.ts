@@ -1,5 +1,11 @@
 import type { ResolvedRoute } from '@gateway/catalog';
-import { AppConfig, GatewayError } from '@gateway/common';
+import {
+  AppConfig,
+  GatewayError,
+  IMAGE_DOWNLOAD_PAUSE_MS,
+  IMAGE_DOWNLOAD_TRIES,
+  longestImageCallMs,
+} from '@gateway/common';
 import { fitSides, fitWithinBytes, ImageInputError } from '@gateway/imaging';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,9 +29,6 @@ const GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation'
 const MAX_ANSWER_BYTES = 1024 * 1024;
 /** Clocks differ: the URL's signer, DashScope and the worker may each be a little off. */
 const CLOCK_MARGIN_MS = 60_000;
-/** Tries of one result download, with a short pause between: a new generation would be billed again. */
-const DOWNLOAD_TRIES = 3;
-const DOWNLOAD_PAUSE_MS = 500;
 
 type ContentItem = { image: string } | { text: string };
 
@@ -77,9 +80,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
 
   /** The longest one editImage call can take: what a route slot's lease must outlive. */
   static longestCallMs(config: AppConfig): number {
-    const downloads =
-      DOWNLOAD_TRIES * config.UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS + (DOWNLOAD_TRIES - 1) * DOWNLOAD_PAUSE_MS;
-    return config.UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS + downloads;
+    return longestImageCallMs(config);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -106,7 +107,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
         throw new ProviderError(
           `${error.message}; the image may have been generated, so it is not requested again`,
           'spent',
-          undefined,
+          error.status,
           error,
         );
       }
@@ -138,8 +139,8 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   /** The generated image, downloaded again on failure; it is billed already, so it is never generated again here. */
   private async download(url: string, requestId: string | undefined): Promise<Buffer> {
     let failure: ProviderError | undefined;
-    for (let attempt = 1; attempt <= DOWNLOAD_TRIES; attempt++) {
-      if (attempt > 1) await sleep(DOWNLOAD_PAUSE_MS);
+    for (let attempt = 1; attempt <= IMAGE_DOWNLOAD_TRIES; attempt++) {
+      if (attempt > 1) await sleep(IMAGE_DOWNLOAD_PAUSE_MS);
       try {
         return await downloadImage(url, {
           dispatcher: this.agent,
@@ -162,12 +163,15 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
 }
 
 /**
- * A failure after which the upstream may have made the image: no answer after the request was sent, or a success
- * status whose body could not be read. A 200 carrying an error code says it made none.
+ * A failure after which the upstream may have made the image: no answer after the request was sent; a success
+ * status whose body could not be read; or a 502/504 without DashScope's `code`, which a proxy in front of the service
+ * answers when its own deadline passes while the generation goes on. A status with a `code` is DashScope's own
+ * refusal, made before generating.
  */
 function mayHaveGenerated(error: ProviderError): boolean {
   if (error.status === undefined) return wasSent(error);
-  return error.status >= 200 && error.status < 300 && error.code === undefined;
+  if (error.code !== undefined) return false;
+  return (error.status >= 200 && error.status < 300) || error.status === 502 || error.status === 504;
 }
 
 /** A download failure that another try may not meet: the network, or the file server's 408, 429 and 5xx. */
