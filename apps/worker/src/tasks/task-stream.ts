@@ -3,11 +3,11 @@ import { ChunkStreams, StreamEntry } from '@gateway/queue';
 
 /** What a streamed task's producer is given. */
 export interface TaskStreamSink {
-  append(entry: StreamEntry): Promise<void>;
+  append: (entry: StreamEntry) => Promise<void>;
   /** Aborts once an append finds that the client went away. */
   stop: AbortSignal;
   /** The route about to be tried (TaskTrace.onRoute): the first chunk names the last one told, which relays it. */
-  onRoute(route: { key: string }): void;
+  onRoute: (route: { key: string }) => void;
 }
 
 /**
