@@ -6,6 +6,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiModule } from './api.module';
 import { findConsoleBuild, serveConsole } from './console/static/console-static';
+import { answerClientError, answerFrameworkError } from './http/framework-errors';
+import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
 import { createValidationPipe } from './http/validation';
 
@@ -17,20 +19,24 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     logger: false,
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: () => newId('req'),
-    // Held sync calls can last SYNC_TIMEOUT_MS; the server must not cut them first.
+    // Held sync calls can last SYNC_TIMEOUT_MS; the server must not cut them first. The body's own deadline is
+    // BODY_TIMEOUT_MS (json-parser.ts), and Node's headersTimeout (60 s) still bounds the headers.
     requestTimeout: 0,
     keepAliveTimeout: 65_000,
     // request.ip follows X-Forwarded-For only through these peers; anyone else's header is ignored.
     trustProxy: config.TRUSTED_PROXIES.trim() === '' ? false : config.TRUSTED_PROXIES,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   // Image edits carry up to three 10 MB images as base64; every other route keeps the small default.
   adapter.getInstance().addHook('onRoute', (route) => {
     if (route.url === ENDPOINTS.imageEdit.path) route.bodyLimit = config.IMAGE_BODY_LIMIT_BYTES;
   });
+  installJsonParser(adapter.getInstance(), config.BODY_TIMEOUT_MS);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),
-    // Signed requests (HMAC) cover the exact body bytes.
-    rawBody: true,
+    // json-parser.ts is the only body parser; it keeps the raw bytes for signed requests.
+    bodyParser: false,
   });
   await app.register(fastifyCookie);
   await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);

@@ -11,6 +11,7 @@ describe('application field rules (shared by the API and the console forms)', ()
     ['ip_whitelist', ['10.0.0.0/33'], 'ip_whitelist: "10.0.0.0/33" is not an IPv4/IPv6 address or CIDR range'],
     ['ip_whitelist', ['1.2.3'], 'ip_whitelist: "1.2.3" is not an IPv4/IPv6 address or CIDR range'],
     ['ip_whitelist', Array(101).fill('10.0.0.1'), 'ip_whitelist takes at most 100 entries'],
+    ['ip_whitelist', ['1'.repeat(65)], 'ip_whitelist must be at most 64 characters'],
     ['callback_url', 'ftp://example.com/x', 'callback_url must be an http or https URL'],
     ['scope.capabilities', ['video'], 'scope.capabilities must be one of: image-edit, embeddings, chat'],
   ] as const)('refuses %s = %j with "%s"', (field, value, message) => {
@@ -24,6 +25,7 @@ describe('application field rules (shared by the API and the console forms)', ()
     ['daily_call_limit', 0],
     ['token_quota', 1e15],
     ['ip_whitelist', ['127.0.0.1', '10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/104']],
+    ['ip_whitelist', ['2001:0db8:0000:0000:0000:0000:0000:0001/128', '::ffff:255.255.255.255/128']],
     ['callback_url', ''],
     ['callback_url', 'https://hooks.example.com/gateway'],
     ['description', undefined],

@@ -1,4 +1,5 @@
 import { CAPABILITIES, Capability } from './endpoints';
+import { echoed } from './echoed';
 import { isValidIpEntry } from './ip-entry';
 
 /**
@@ -19,6 +20,8 @@ export const NUMBER_FIELDS = {
   token_quota: 1e15,
 } as const;
 const MAX_IP_WHITELIST_ENTRIES = 100;
+/** The longest IP entry written out: a full IPv6 address with a prefix length is 43 characters. */
+const MAX_IP_ENTRY_CHARS = 64;
 const MAX_SCOPE_MODELS = 100;
 
 export type TextField = keyof typeof TEXT_FIELDS;
@@ -52,7 +55,11 @@ export function applicationFieldProblem(field: ApplicationField, value: unknown)
         : { rule: 'notOneOf', allowed: APPLICATION_TYPES };
     case 'ip_whitelist':
       return listProblem(value, MAX_IP_WHITELIST_ENTRIES, (entry) =>
-        isValidIpEntry(entry) ? null : { rule: 'notIpEntry', entry },
+        entry.length > MAX_IP_ENTRY_CHARS
+          ? { rule: 'tooLong', max: MAX_IP_ENTRY_CHARS }
+          : isValidIpEntry(entry)
+            ? null
+            : { rule: 'notIpEntry', entry },
       );
     case 'scope.capabilities':
       return listProblem(value, CAPABILITIES.length, (entry) =>
@@ -89,7 +96,7 @@ export function describeFieldProblem(field: string, problem: FieldProblem): stri
     case 'tooMany':
       return `${field} takes at most ${problem.max} entries`;
     case 'notIpEntry':
-      return `${field}: "${problem.entry}" is not an IPv4/IPv6 address or CIDR range`;
+      return `${field}: "${echoed(problem.entry)}" is not an IPv4/IPv6 address or CIDR range`;
     case 'notHttpUrl':
       return `${field} must be an http or https URL`;
   }

@@ -31,6 +31,7 @@ function toGatewayError(exception: unknown): GatewayError {
     const status = exception.getStatus();
     if (status === 404) return new GatewayError('NotFound', 'no such route; see GET /v1/models and the API reference');
     if (status === 413) return new GatewayError('PayloadTooLarge', 'the request body is too large');
+    if (status === 415) return notJson();
     // A failed readiness check (terminus): load balancers must see 503, and operators what does not answer.
     if (status === 503)
       return new GatewayError('NotReady', `not ready: ${unhealthy(exception.getResponse())} does not answer`);
@@ -40,9 +41,7 @@ function toGatewayError(exception: unknown): GatewayError {
   if (fastifyError?.statusCode === 413 || fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new GatewayError('PayloadTooLarge', 'the request body is too large');
   }
-  if (fastifyError?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new GatewayError('InvalidParameter', 'send the body as application/json', { param: 'Content-Type' });
-  }
+  if (fastifyError?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return notJson();
   if (fastifyError?.statusCode === 400) {
     return new GatewayError(
       'InvalidParameter',
@@ -50,6 +49,11 @@ function toGatewayError(exception: unknown): GatewayError {
     );
   }
   return new GatewayError('InternalError', 'an internal error occurred; quote the request id when reporting it');
+}
+
+/** Every body is JSON (http/json-parser.ts): a form, text or multipart is refused before it is read. */
+function notJson(): GatewayError {
+  return new GatewayError('InvalidParameter', 'send the body as application/json', { param: 'Content-Type' });
 }
 
 /** The names of the failed indicators in a terminus report (`{ error: { redis: { status: 'down' } } }`). */

@@ -1,4 +1,5 @@
 import { GatewayError } from '@gateway/common';
+import { echoed } from '@gateway/contracts';
 import Ajv, { ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
 
 /**
@@ -38,12 +39,12 @@ function problemOf(validate: ValidateFunction): GatewayError {
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      param = joinParam(param, extra);
+      param = joinParam(param, echoed(extra));
       return new GatewayError('InvalidParameter', `${param} is not a supported parameter`, { param });
     }
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
-      param = joinParam(param, missing);
+      param = joinParam(param, echoed(missing));
       return new GatewayError('InvalidParameter', `${param} is required`, { param });
     }
     case 'enum':

@@ -1,3 +1,4 @@
+import { GatewayError } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
@@ -22,6 +23,12 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
   fastify.addHook('onRequest', (request, reply, done) => {
     request.gatewayTiming = { startedAt: performance.now(), providerMs: 0 };
     reply.header('x-request-id', request.id);
+    const badHeader = CREDENTIAL_HEADERS.find((name) => !isPrintableAscii(request.headers[name]));
+    if (badHeader) {
+      return done(
+        new GatewayError('InvalidParameter', `the ${badHeader} header must be printable ASCII`, { param: badHeader }),
+      );
+    }
     // /health and the console stay out of the queue: a probe is answered in the turn that reads it.
     if (request.url.startsWith('/v1/')) pacer.run(done);
     else done();
@@ -50,6 +57,13 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
     );
     done();
   });
+}
+
+/** Headers compared byte for byte with a stored secret: anything but printable ASCII cannot match and is refused. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-csrf-token'] as const;
+
+function isPrintableAscii(value: string | string[] | undefined): boolean {
+  return typeof value !== 'string' || /^[\x20-\x7e]*$/.test(value);
 }
 
 function overheadMs(request: FastifyRequest): number {

@@ -1,4 +1,5 @@
 import { GatewayError } from '@gateway/common';
+import { echoed } from '@gateway/contracts';
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 
 /** Global DTO validation (docs/style.md): unknown fields are refused, the first problem is reported with its `param`. */
@@ -17,7 +18,7 @@ export function createValidationPipe(): ValidationPipe {
 
 function firstProblem(errors: ValidationError[], parent = ''): { path: string; message: string } {
   const error = errors[0];
-  const path = joinPath(parent, error.property);
+  const path = joinPath(parent, echoed(error.property));
   if (error.constraints) {
     const [kind, text] = Object.entries(error.constraints)[0];
     const message =

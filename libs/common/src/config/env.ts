@@ -74,6 +74,15 @@ export class Env {
   BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
   /**
+   * How long a request body may take to arrive once its headers have: past it the api answers 408 and closes the
+   * connection. It ends when the body is read, so a held synchronous call's wait is not part of it.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  BODY_TIMEOUT_MS = 60_000;
+
+  /**
    * Who may create a console account once one exists (the first account is the operator): anyone (`open`), holders
    * of an operator's invitation (`invite`), or nobody (`closed`).
    */

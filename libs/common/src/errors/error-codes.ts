@@ -25,13 +25,17 @@ export const ERROR_CODES = {
   /** A file URL whose signature does not match: tampered with or made up. */
   InvalidUrlSignature: { status: 403, type: 'permission_error' },
   NotFound: { status: 404, type: 'invalid_request_error' },
+  /** The headers, or the body after them, did not arrive within their deadline. */
+  RequestTimeout: { status: 408, type: 'invalid_request_error' },
   AlreadyExists: { status: 409, type: 'invalid_request_error' },
   /** A genuine file URL past its lifetime (IMAGE_URL_TTL). */
   UrlExpired: { status: 410, type: 'invalid_request_error' },
   PayloadTooLarge: { status: 413, type: 'invalid_request_error' },
+  UriTooLong: { status: 414, type: 'invalid_request_error' },
   RateLimited: { status: 429, type: 'rate_limit_error' },
   DailyLimitExceeded: { status: 429, type: 'rate_limit_error' },
   QuotaExceeded: { status: 429, type: 'rate_limit_error' },
+  HeadersTooLarge: { status: 431, type: 'invalid_request_error' },
   InternalError: { status: 500, type: 'api_error' },
   UpstreamError: { status: 500, type: 'api_error' },
   NotReady: { status: 503, type: 'api_error' },
