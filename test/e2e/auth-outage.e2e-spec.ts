@@ -2,7 +2,7 @@ import { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateApiKey } from '@gateway/tenancy';
+import { apiKeyChecksumKeys, generateApiKey } from '@gateway/tenancy';
 import { createApplication, getJson, RunningApi, startApi, testEnv } from '../helpers/gateway';
 
 // scripts/services.js is the same helper `npm test` uses to start the shared servers.
@@ -40,7 +40,7 @@ describe('authentication during a MongoDB outage', () => {
     await new Promise((r) => setTimeout(r, 400)); // the cached entry is now stale
 
     for (let i = 0; i < 3; i++) expect((await getJson(`${api.url}/v1/models`, apiKey)).status).toBe(200);
-    const unknown = await getJson(`${api.url}/v1/models`, generateApiKey());
+    const unknown = await getJson(`${api.url}/v1/models`, generateApiKey(apiKeyChecksumKeys(api.config)[0]));
     expect(unknown.status).toBe(503);
     expect(unknown.body.error.code).toBe('NotReady');
   });

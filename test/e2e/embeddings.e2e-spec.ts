@@ -576,7 +576,7 @@ describe('POST /v1/embeddings', () => {
   });
 
   async function unknownButWellFormedKey(): Promise<string> {
-    const { generateApiKey } = await import('@gateway/tenancy');
-    return generateApiKey();
+    const { apiKeyChecksumKeys, generateApiKey } = await import('@gateway/tenancy');
+    return generateApiKey(apiKeyChecksumKeys(api.config)[0]);
   }
 });

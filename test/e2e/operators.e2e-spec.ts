@@ -62,11 +62,16 @@ describe('console operators: the first account, invitations, ceilings and disabl
 
     expect((await signUp('stranger@example.com', token)).registered.body.error.code).toBe('InvalidInvitation');
     expect((await signUp('member@example.com', 'x'.repeat(32))).registered.body.error.code).toBe('InvalidInvitation');
+    // An invited sign-up opens no session (it answers alike for a taken email): the new account signs in.
     const joined = await signUp('member@example.com', token);
-    expect(joined.registered.status).toBe(201);
-    expect(joined.registered.body.user.role).toBe('user');
-    member = joined.user;
-    memberId = joined.registered.body.user.id;
+    expect(joined.registered.status).toBe(202);
+    const signedIn = await console.call('POST', '/auth/login', undefined, {
+      email: 'member@example.com',
+      password: PASSWORD,
+    });
+    expect(signedIn.body.user.role).toBe('user');
+    member = { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0], csrf: signedIn.body.csrf_token };
+    memberId = signedIn.body.user.id;
     const again = await signUp('member2@example.com', token);
     expect(again.registered.status).toBe(403);
 

@@ -1,6 +1,6 @@
 import { createContext, ReactNode, useCallback, useContext, useEffect, useState } from 'react';
 import { ApiError, get, post, rememberCsrfToken } from './api/client';
-import type { SessionUser, SignedIn } from './api/types';
+import type { SessionUser, SignedIn, SignUpAccepted } from './api/types';
 
 interface SessionState {
   /** undefined while the first look-up runs; null when signed out. */
@@ -31,8 +31,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const state: SessionState = {
     user,
     signIn: async (email, password) => accept(await post<SignedIn>('/auth/login', { email, password })),
-    signUp: async (email, password, invitation) =>
-      accept(await post<SignedIn>('/auth/register', { email, password, ...(invitation ? { invitation } : {}) })),
+    signUp: async (email, password, invitation) => {
+      const answer = await post<SignedIn | SignUpAccepted>('/auth/register', {
+        email,
+        password,
+        ...(invitation ? { invitation } : {}),
+      });
+      // An invited sign-up opens no session (it answers alike whether or not the email had an account): sign in.
+      accept('user' in answer ? answer : await post<SignedIn>('/auth/login', { email, password }));
+    },
     signOut: async () => {
       await post('/auth/logout');
       rememberCsrfToken(null);

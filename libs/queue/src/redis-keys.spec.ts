@@ -48,6 +48,12 @@ describe('RedisKeys', () => {
     expect(keys.consoleSession('token')).toBe(`gw:session:${hashed}`);
     expect(keys.loginFailures('ops@example.com')).toBe('gw:login-failures:ops@example.com');
     expect(keys.loginFailuresFrom('203.0.113.9')).toBe('gw:login-failures-from:203.0.113.9');
+    expect(keys.loginFailuresPair('ops@example.com', '203.0.113.9')).toBe(
+      'gw:login-failures-pair:203.0.113.9:ops@example.com',
+    );
+    expect(keys.loginDelayUntil('ops@example.com')).toBe('gw:login-delay:ops@example.com');
+    expect(keys.loginKnownAddress('ops@example.com', '203.0.113.9')).toBe('gw:login-known:203.0.113.9:ops@example.com');
+    expect(keys.apiKeyFailuresFrom('203.0.113.9')).toBe('gw:api-key-failures-from:203.0.113.9');
     expect(keys.firstAccountClaim()).toBe('gw:console:first-account');
   });
 

@@ -122,6 +122,26 @@ export class RedisKeys {
     return `${this.prefix}:login-failures-from:${address}`;
   }
 
+  /** Failed console sign-ins for one email from one client address: the throttle the account's owner never shares. */
+  loginFailuresPair(email: string, address: string): string {
+    return `${this.prefix}:login-failures-pair:${address}:${email}`;
+  }
+
+  /** Epoch ms before which an email with many failed sign-ins takes no attempt from an address not known to it. */
+  loginDelayUntil(email: string): string {
+    return `${this.prefix}:login-delay:${email}`;
+  }
+
+  /** Set when an email signs in from an address: the address is then spared the email's delay. */
+  loginKnownAddress(email: string, address: string): string {
+    return `${this.prefix}:login-known:${address}:${email}`;
+  }
+
+  /** Failed API-key authentications from one client address. */
+  apiKeyFailuresFrom(address: string): string {
+    return `${this.prefix}:api-key-failures-from:${address}`;
+  }
+
   /** Held while the first console account, the operator, is created. */
   firstAccountClaim(): string {
     return `${this.prefix}:console:first-account`;

@@ -13,6 +13,12 @@ export interface SignedIn {
   csrf_token: string;
 }
 
+/** An invited sign-up's answer: the account can sign in (docs/contracts.md#console-sign-in-and-sign-up). */
+export interface SignUpAccepted {
+  status: 'accepted';
+  message: string;
+}
+
 export interface ApiKeyView {
   prefix: string;
   status: string;

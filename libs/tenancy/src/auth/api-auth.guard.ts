@@ -26,7 +26,7 @@ export class ApiAuthGuard implements CanActivate {
     const signed = !request.headers.authorization && request.headers['x-signature'] !== undefined;
     const principal = signed
       ? await this.signatures.authenticate(request)
-      : await this.apiKeys.authenticate(request.headers.authorization);
+      : await this.apiKeys.authenticate(request.headers.authorization, request.ip);
     if (!principal.allowList.allows(request.ip)) {
       throw new GatewayError(
         'IpNotAllowed',

@@ -1,9 +1,11 @@
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
 import { ApiKeysRepository, ApplicationsRepository, UsersRepository } from '@gateway/db';
+import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
-import { hashApiKey, isWellFormedApiKey } from '../credentials/api-key';
+import { apiKeyChecksumKeys, apiKeyForm, hashApiKey } from '../credentials/api-key';
+import { ApiKeyThrottle } from './api-key-throttle';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
 import { ownerInGoodStanding } from './owner-standing';
@@ -16,14 +18,21 @@ const INVALID_TTL_MS = 5_000;
 /**
  * Bearer authentication served from memory (docs/contracts.md): a key is looked up in MongoDB at most once per
  * AUTH_CACHE_TTL_MS. An expired entry is served at once while it refreshes in the background, so the hot path never
- * waits on MongoDB for a known key, and while MongoDB is unreachable a key seen before keeps working.
+ * waits on MongoDB for a known key, and while MongoDB is unreachable a key seen before keeps working. A key whose
+ * keyed checksum does not verify never reaches the cache nor MongoDB; one in the legacy CRC form is looked up only
+ * while its address has failures to spare (ApiKeyThrottle).
  */
 @Injectable()
 export class ApiKeyAuthService {
   private readonly cache: LRUCache<string, CacheEntry>;
+  private readonly checksumKeys: Buffer[];
+  private readonly throttle: ApiKeyThrottle;
+  /** Legacy-form look-ups under way, so concurrent calls with one key reserve one failure, not one each. */
+  private readonly legacyLookUps = new Map<string, Promise<CacheEntry>>();
 
   constructor(
     config: AppConfig,
+    redis: GatewayRedis,
     private readonly apiKeys: ApiKeysRepository,
     private readonly applications: ApplicationsRepository,
     private readonly users: UsersRepository,
@@ -37,20 +46,43 @@ export class ApiKeyAuthService {
       if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
       return entry;
     });
+    this.checksumKeys = apiKeyChecksumKeys(config);
+    this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.REDIS_PREFIX));
   }
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  async authenticate(authorization: string | undefined, address = 'unknown'): Promise<Principal> {
     if (!authorization) {
       throw new GatewayError('MissingAuthorization', 'send the header "Authorization: Bearer <API key>"');
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw new GatewayError('MissingAuthorization', 'the Authorization header must be "Bearer <API key>"');
     const key = match[1];
-    if (!isWellFormedApiKey(key)) throw invalidKey();
-    const entry = await fetchAuthEntry(this.cache, hashApiKey(key));
+    const form = apiKeyForm(key, this.checksumKeys);
+    if (form === 'malformed') throw invalidKey();
+    const hash = hashApiKey(key);
+    const entry = form === 'keyed' ? await fetchAuthEntry(this.cache, hash) : await this.legacyEntry(hash, address);
     if ('invalid' in entry) throw invalidKey();
     if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= Date.now()) throw invalidKey();
     return entry.principal;
+  }
+
+  /** A legacy-form key: served from the cache when known, else looked up against its address's failures. */
+  private legacyEntry(hash: string, address: string): Promise<CacheEntry> {
+    const known = this.cache.peek(hash, { allowStale: true });
+    if (known && !('invalid' in known)) return fetchAuthEntry(this.cache, hash);
+    if (known && this.cache.getRemainingTTL(hash) > 0) return Promise.resolve(known);
+    let pending = this.legacyLookUps.get(hash);
+    if (!pending) {
+      pending = this.throttle
+        .reserved(
+          address,
+          () => fetchAuthEntry(this.cache, hash),
+          (entry) => !('invalid' in entry),
+        )
+        .finally(() => this.legacyLookUps.delete(hash));
+      this.legacyLookUps.set(hash, pending);
+    }
+    return pending;
   }
 
   private async lookUp(hash: string): Promise<CacheEntry> {

@@ -6,12 +6,9 @@ import { hash, verify } from '@node-rs/argon2';
 import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { checkNewPassword } from './password-policy';
+import { SignInThrottle } from './sign-in-throttle';
 
 export const SESSION_TTL_SECONDS = 7 * 86_400;
-const LOGIN_FAILURES_ALLOWED = 10;
-/** Per client address: enough for an office behind one NAT, too few to try passwords across many accounts. */
-const ADDRESS_FAILURES_ALLOWED = 50;
-const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
 /** argon2id (@node-rs/argon2's Algorithm.Argon2id; the const enum is not importable under isolatedModules). */
 const ARGON2ID = 2;
 
@@ -26,19 +23,23 @@ export interface ConsoleSession {
   csrfToken: string;
 }
 
+/** A sign-up either opens a session at once or, invited, is accepted without one (see registerInvited). */
+export type Registration = { signedIn: { token: string; session: ConsoleSession } } | { accepted: true };
+
 /** How long the claim on the first account, the operator, is held while it is being created. */
 const FIRST_ACCOUNT_CLAIM_SECONDS = 60;
 
 /**
  * Console accounts and their sessions. Passwords are argon2id hashes; sessions live in Redis under the SHA-256 of
- * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Failed sign-ins are capped per email and
- * per client address.
+ * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Sign-ins are throttled per account and
+ * address, per address, and spaced out per account (SignInThrottle).
  */
 @Injectable()
 export class ConsoleSessionsService {
   private readonly redis: Redis;
   private readonly keys: RedisKeys;
   private readonly signup: AppConfig['CONSOLE_SIGNUP'];
+  private readonly throttle: SignInThrottle;
   private decoyHash?: Promise<string>;
 
   constructor(
@@ -50,29 +51,24 @@ export class ConsoleSessionsService {
     this.redis = redis.client;
     this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.signup = config.CONSOLE_SIGNUP;
+    this.throttle = new SignInThrottle(this.redis, this.keys);
   }
 
   /**
    * Creates an account. The first one on an empty database is the operator (`admin`); after that CONSOLE_SIGNUP
-   * decides, and under `invite` an operator's unused, unexpired invitation is used up.
+   * decides. Under `invite` an operator's unused, unexpired invitation is used up, and the answer opens no session
+   * (see registerInvited).
    */
-  async register(
-    email: string,
-    password: string,
-    invitation?: string,
-  ): Promise<{ token: string; session: ConsoleSession }> {
+  async register(email: string, password: string, invitation?: string): Promise<Registration> {
     const normalized = email.toLowerCase();
     checkNewPassword(password, normalized);
     const first = await this.claimFirstAccount();
-    if (!first) await this.admit(normalized, invitation);
-    const user = await this.users.create({
-      _id: newId('user'),
-      email: normalized,
-      passwordHash: await hash(password, { algorithm: ARGON2ID }),
-      role: first ? 'admin' : 'user',
-    });
+    if (!first && this.signup === 'closed')
+      throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
+    if (!first && this.signup === 'invite') return this.registerInvited(normalized, password, invitation);
+    const user = await this.createAccount(normalized, password, first ? 'admin' : 'user');
     if (!user) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
-    return this.open(user);
+    return { signedIn: await this.open(user) };
   }
 
   /** True for the one sign-up that creates the first account: no account exists, and it won the Redis claim. */
@@ -82,10 +78,17 @@ export class ConsoleSessionsService {
     return claimed === 'OK';
   }
 
-  private async admit(email: string, invitation: string | undefined): Promise<void> {
-    if (this.signup === 'open') return;
-    if (this.signup === 'closed')
-      throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
+  /**
+   * An invited sign-up answers the same, in status, body and work done, whether or not the email already has an
+   * account, so an invitation cannot be used to learn which emails are registered: the invitation is used up, the
+   * password hashed and an insert tried either way, and no session is opened; the new account signs in as any other.
+   * When the email is taken nothing changes for its account.
+   */
+  private async registerInvited(
+    email: string,
+    password: string,
+    invitation: string | undefined,
+  ): Promise<Registration> {
     if (!invitation)
       throw new GatewayError('InvalidInvitation', "an invitation from this gateway's operator is needed to sign up", {
         param: 'invitation',
@@ -97,10 +100,20 @@ export class ConsoleSessionsService {
       throw new GatewayError('InvalidInvitation', 'this invitation is unknown, used, expired or for another email', {
         param: 'invitation',
       });
-    if (await this.users.findByEmail(email))
-      throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
     if (!(await this.invitations.consume(hashed)))
       throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
+    await this.createAccount(email, password, 'user');
+    return { accepted: true };
+  }
+
+  /** The new account, or null when the email already has one. */
+  private async createAccount(email: string, password: string, role: UserRole): Promise<UserRecord | null> {
+    return this.users.create({
+      _id: newId('user'),
+      email,
+      passwordHash: await hash(password, { algorithm: ARGON2ID }),
+      role,
+    });
   }
 
   async login(
@@ -109,29 +122,15 @@ export class ConsoleSessionsService {
     address = 'unknown',
   ): Promise<{ token: string; session: ConsoleSession }> {
     const normalized = email.toLowerCase();
-    const accountKey = this.keys.loginFailures(normalized);
-    const addressKey = this.keys.loginFailuresFrom(address);
-    const [accountFailures, addressFailures] = await this.redis.mget(accountKey, addressKey);
-    if (Number(accountFailures) >= LOGIN_FAILURES_ALLOWED || Number(addressFailures) >= ADDRESS_FAILURES_ALLOWED) {
-      const which = Number(accountFailures) >= LOGIN_FAILURES_ALLOWED ? 'this account' : 'your address';
-      throw new GatewayError('RateLimited', `too many failed sign-ins for ${which}; try again later`, {
-        headers: { 'retry-after': String(LOGIN_FAILURE_WINDOW_SECONDS) },
-      });
-    }
+    const attempt = await this.throttle.reserve(normalized, address);
     const user = await this.users.findByEmail(normalized);
     // Verify against a decoy when the account does not exist, so timing does not reveal which emails are registered.
     const valid = await verify(user?.passwordHash ?? (await this.decoy()), password).catch(() => false);
     if (!user || !valid) {
-      await this.redis
-        .multi()
-        .incr(accountKey)
-        .expire(accountKey, LOGIN_FAILURE_WINDOW_SECONDS)
-        .incr(addressKey)
-        .expire(addressKey, LOGIN_FAILURE_WINDOW_SECONDS)
-        .exec();
+      await attempt.failed();
       throw new GatewayError('InvalidCredentials', 'the email or password is wrong');
     }
-    await this.redis.del(accountKey);
+    await attempt.succeeded();
     if (user.disabled)
       throw new GatewayError('AccountDisabled', "this account has been disabled by the gateway's operator");
     return this.open(user);

@@ -1,14 +1,36 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { BASE62, randomBase62 } from '@gateway/common';
+import { AppConfig, BASE62, randomBase62 } from '@gateway/common';
 
-/** 43 base62 characters carry 256 random bits; 6 more are a CRC32 checksum so scanners can recognise a real key. */
+/**
+ * 43 base62 characters carry 256 random bits; 6 more are a checksum. Keys issued now carry an HMAC under a key derived
+ * from MASTER_KEY, which nobody outside the gateway can compute, so a forged key is refused without a database
+ * look-up. Keys issued before carry a public CRC32 (docs/contracts.md#api-keys): still accepted, but looked up only
+ * while the caller's address has failures to spare (ApiKeyAuthService).
+ */
 const BODY_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
 const KEY_PATTERN = new RegExp(`^sk-[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
 
-function checksum(body: string): string {
-  let value = crc32(body);
+/**
+ * The key API-key checksums are made under, derived from a master key (HKDF-SHA256, its own label), so the checksum
+ * never reuses the key that seals Secret Keys. Every derivation for API keys goes through here.
+ */
+export function apiKeyChecksumKey(masterKey: string): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(masterKey, 'hex'), Buffer.alloc(0), 'gateway api-key checksum', 32),
+  );
+}
+
+/**
+ * This deployment's checksum keys: the first makes new keys' checksums, each one verifies. The only place that reads
+ * the master key for API keys, so rotating the master key changes this line alone.
+ */
+export function apiKeyChecksumKeys(config: AppConfig): Buffer[] {
+  return [config.MASTER_KEY].map(apiKeyChecksumKey);
+}
+
+function toBase62(value: number): string {
   let out = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     out = BASE62[value % 62] + out;
@@ -17,16 +39,33 @@ function checksum(body: string): string {
   return out;
 }
 
-export function generateApiKey(): string {
-  const body = randomBase62(BODY_LENGTH);
-  return `sk-${body}${checksum(body)}`;
+/** 48 bits of HMAC-SHA256 as 6 base62 characters: a forgery has one chance in 62^6 (5.7 * 10^10). */
+function keyedChecksum(body: string, checksumKey: Buffer): string {
+  return toBase62(createHmac('sha256', checksumKey).update(body).digest().readUIntBE(0, 6));
 }
 
-/** Shape and checksum only: rejects typos and garbage without a database look-up. */
-export function isWellFormedApiKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false;
+function crcChecksum(body: string): string {
+  return toBase62(crc32(body));
+}
+
+export function generateApiKey(checksumKey: Buffer): string {
+  const body = randomBase62(BODY_LENGTH);
+  return `sk-${body}${keyedChecksum(body, checksumKey)}`;
+}
+
+/**
+ * `keyed`: a checksum only the gateway can make; `legacy`: the public CRC32 of keys issued before keyed checksums,
+ * which anyone can forge; `malformed`: neither. Shape and checksums only, no database look-up.
+ */
+export type ApiKeyForm = 'keyed' | 'legacy' | 'malformed';
+
+export function apiKeyForm(key: string, checksumKeys: readonly Buffer[]): ApiKeyForm {
+  if (!KEY_PATTERN.test(key)) return 'malformed';
   const body = key.slice(3, 3 + BODY_LENGTH);
-  return key.slice(3 + BODY_LENGTH) === checksum(body);
+  const given = Buffer.from(key.slice(3 + BODY_LENGTH));
+  const matches = (checksum: string) => timingSafeEqual(given, Buffer.from(checksum));
+  if (checksumKeys.some((checksumKey) => matches(keyedChecksum(body, checksumKey)))) return 'keyed';
+  return matches(crcChecksum(body)) ? 'legacy' : 'malformed';
 }
 
 export function hashApiKey(key: string): string {

@@ -2,7 +2,7 @@ import { AppConfig, newId, randomBase62 } from '@gateway/common';
 import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
 import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
-import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
+import { apiKeyChecksumKeys, displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { SecretBox } from './secret-box';
 
 export interface IssuedCredentials {
@@ -17,6 +17,7 @@ export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
 @Injectable()
 export class CredentialsService {
   private readonly box: SecretBox;
+  private readonly checksumKey: Buffer;
 
   constructor(
     config: AppConfig,
@@ -25,6 +26,7 @@ export class CredentialsService {
     private readonly callbackUrls: CallbackUrls,
   ) {
     this.box = new SecretBox(config.MASTER_KEY);
+    [this.checksumKey] = apiKeyChecksumKeys(config);
   }
 
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
@@ -53,7 +55,7 @@ export class CredentialsService {
   }
 
   private async issueApiKey(appId: string): Promise<string> {
-    const apiKey = generateApiKey();
+    const apiKey = generateApiKey(this.checksumKey);
     await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });
     return apiKey;
   }

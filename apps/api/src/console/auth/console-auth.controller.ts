@@ -15,8 +15,13 @@ export class ConsoleAuthController {
 
   @Post('register')
   async register(@Body() dto: RegisterDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { token, session } = await this.sessions.register(dto.email, dto.password, dto.invitation);
-    return this.signedIn(reply, token, session);
+    const registration = await this.sessions.register(dto.email, dto.password, dto.invitation);
+    if ('accepted' in registration) {
+      // Alike whether or not the email had an account (docs/contracts.md#console-sign-in-and-sign-up).
+      reply.status(202);
+      return { status: 'accepted', message: 'the invitation is used; sign in with this email and password' };
+    }
+    return this.signedIn(reply, registration.signedIn.token, registration.signedIn.session);
   }
 
   @Post('login')
