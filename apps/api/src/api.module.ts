@@ -9,6 +9,7 @@ import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
 import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
+import { ConsoleAuditController } from './console/audit/console-audit.controller';
 import { ConsoleAuthController } from './console/auth/console-auth.controller';
 import { ConsoleModelsController } from './console/models/console-models.controller';
 import { ConsoleOperatorsController } from './console/operators/console-operators.controller';
@@ -64,6 +65,7 @@ export class ApiModule implements OnModuleInit {
         ModelsController,
         TasksController,
         ConsoleAuthController,
+        ConsoleAuditController,
         ConsoleApplicationsController,
         ConsoleUsageController,
         ConsoleOperatorsController,

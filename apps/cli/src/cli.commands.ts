@@ -2,12 +2,23 @@ import {
   APPLICATION_TYPES,
   ApplicationsRepository,
   ApplicationType,
+  ApiKeysRepository,
+  AuditLogRepository,
   UsageDailyRepository,
   UsersRepository,
 } from '@gateway/db';
 import { formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/metering';
-import { CredentialsService } from '@gateway/tenancy';
+import {
+  auditedApplication,
+  auditedKeys,
+  auditedUser,
+  AuditTrail,
+  changedFields,
+  CLI_ACTOR,
+  CredentialsService,
+  presentAuditRecord,
+} from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 
@@ -30,7 +41,9 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
       What the gateway computed against what upstreams reported, per model and route: tokens, images, cost, and
       calls spent upstream but not delivered. Reads the day's task records; changes nothing.
   users:promote --email <email>
-      Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.`;
+      Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.
+  audit [--since YYYY-MM-DD] [--app <appId>]
+      Prints the audit log as JSON lines, oldest first, from --since (default: 30 days ago) to today.`;
 
 /** Operator commands over the same services the console uses. */
 @Injectable()
@@ -42,6 +55,9 @@ export class CliCommands {
     private readonly users: UsersRepository,
     private readonly reconciler: UsageReconciler,
     private readonly upstreamReconciler: UpstreamReconciler,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly audit: AuditTrail,
+    private readonly auditLog: AuditLogRepository,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -59,6 +75,8 @@ export class CliCommands {
         return this.reconcileUsage(rest);
       case 'users:promote':
         return this.promote(rest);
+      case 'audit':
+        return this.exportAudit(rest);
       default:
         throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
     }
@@ -96,6 +114,14 @@ export class CliCommands {
       tokenQuota: 0,
       ipWhitelist: list(values['ip-whitelist']),
       callbackUrl: values['callback-url'],
+    });
+    await this.audit.record(CLI_ACTOR, {
+      action: 'application.create',
+      appId: issued.appId,
+      changes: {
+        ...changedFields(null, auditedApplication(issued.application)),
+        api_keys: { before: [], after: auditedKeys(await this.apiKeys.listForApp(issued.appId)) },
+      },
     });
     const shown = {
       appId: issued.appId,
@@ -213,12 +239,27 @@ export class CliCommands {
     return lines.join('\n');
   }
 
+  private async exportAudit(args: string[]): Promise<string> {
+    const { values } = parse(args, { since: { type: 'string' }, app: { type: 'string' } });
+    const since = values.since ?? utcDaysBefore(utcDay(), 30);
+    if (!UTC_DAY_PATTERN.test(since) || Number.isNaN(Date.parse(since)))
+      throw new UsageError('--since is a UTC day, YYYY-MM-DD');
+    const lines: string[] = [];
+    for await (const line of auditLines(this.auditLog, since, values.app)) lines.push(line);
+    return lines.join('\n');
+  }
+
   private async promote(args: string[]): Promise<string> {
     const { values } = parse(args, { email: { type: 'string' } });
     if (!values.email) throw new UsageError('users:promote needs --email <email>');
     const user = await this.users.findByEmail(values.email.toLowerCase());
     if (!user) throw new UsageError(`no console account ${values.email}`);
-    await this.users.update(user._id, { role: 'admin', disabled: false });
+    const promoted = await this.users.update(user._id, { role: 'admin', disabled: false });
+    await this.audit.record(CLI_ACTOR, {
+      action: 'user.update',
+      userId: user._id,
+      changes: changedFields(auditedUser(user), promoted && auditedUser(promoted)),
+    });
     return `${user.email} is now an operator of this gateway.`;
   }
 
@@ -229,15 +270,35 @@ export class CliCommands {
       json: { type: 'boolean' },
     });
     if (!values.app) throw new UsageError('keys:rotate needs --app <appId>');
-    if (!(await this.applications.findById(values.app))) throw new UsageError(`no application ${values.app}`);
+    const app = await this.applications.findById(values.app);
+    if (!app) throw new UsageError(`no application ${values.app}`);
+    const keysBefore = auditedKeys(await this.apiKeys.listForApp(values.app));
     const apiKey = await this.credentials.rotateApiKey(
       values.app,
       count(values['grace-seconds'], '--grace-seconds') * 1000,
     );
+    await this.audit.record(CLI_ACTOR, {
+      action: 'key.rotate',
+      appId: values.app,
+      ownerId: app.ownerId,
+      changes: { api_keys: { before: keysBefore, after: auditedKeys(await this.apiKeys.listForApp(values.app)) } },
+    });
     return values.json
       ? JSON.stringify({ appId: values.app, apiKey })
       : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
   }
+}
+
+/** JSON lines of the audit log, a day at a time (each day one indexed read), oldest first. */
+async function* auditLines(log: AuditLogRepository, since: string, appId: string | undefined): AsyncGenerator<string> {
+  for (let day = since, today = utcDay(); day <= today; day = utcDaysAfter(day, 1)) {
+    for (const record of await log.listDay(day))
+      if (appId === undefined || record.appId === appId) yield JSON.stringify(presentAuditRecord(record));
+  }
+}
+
+function utcDaysAfter(day: string, days: number): string {
+  return utcDaysBefore(day, -days);
 }
 
 /** One route's drift: a line naming it, a line of figures; a side an upstream did not state shows `-`. */

@@ -5,6 +5,8 @@ import { ApiKey, ApiKeySchema } from './api-keys/api-key.schema';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { Application, ApplicationSchema } from './applications/application.schema';
 import { ApplicationsRepository } from './applications/applications.repository';
+import { AuditRecord, AuditRecordSchema } from './audit/audit-record.schema';
+import { AuditLogRepository } from './audit/audit-log.repository';
 import { BillingRecord, BillingRecordSchema } from './billing-records/billing-record.schema';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
 import { FeedDirectory, FeedDirectorySchema } from './feeds/feed-directory.schema';
@@ -33,6 +35,7 @@ const repositories = [
   UsersRepository,
   InvitationsRepository,
   WebhookDeliveriesRepository,
+  AuditLogRepository,
   SweepStateRepository,
   FeedPages,
   FeedSweeper,
@@ -65,6 +68,7 @@ const repositories = [
       { name: User.name, schema: UserSchema },
       { name: Invitation.name, schema: InvitationSchema },
       { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
+      { name: AuditRecord.name, schema: AuditRecordSchema },
     ]),
   ],
   providers: repositories,

@@ -21,3 +21,5 @@ export * from './sweeps/sweep-state.repository';
 export * from './sweeps/feed-sweeper';
 export * from './invitations/invitation.schema';
 export * from './invitations/invitations.repository';
+export * from './audit/audit-record.schema';
+export * from './audit/audit-log.repository';

@@ -4,6 +4,7 @@ import { TestingModule } from '@nestjs/testing';
 import mongoose, { Connection } from 'mongoose';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { ApplicationsRepository } from './applications/applications.repository';
+import { AuditLogRepository } from './audit/audit-log.repository';
 import { BillingRecordsRepository } from './billing-records/billing-records.repository';
 import { FeedPages } from './feeds/feed-pages';
 import { InvitationsRepository } from './invitations/invitations.repository';
@@ -75,6 +76,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
     by: 'FeedPages.list / deleteRows: listings of tasks, billing and webhook deliveries',
   },
   { collection: 'sweep_state', field: '_id', index: '_id', by: 'SweepStateRepository' },
+  { collection: 'audit_log', field: 'day', index: { day: 1 }, by: 'AuditLogRepository.listDay (gw audit)' },
 ];
 
 /** Queries that read a whole small collection on purpose. */
@@ -205,6 +207,20 @@ describe('the index behind every repository query', () => {
     await module.get(SweepStateRepository).advance('index', day);
     await module.get(SweepStateRepository).through('index');
     await apps.listCreated();
+    const audit = module.get(AuditLogRepository);
+    await audit.record({
+      action: 'application.update',
+      actorId: 'usr_index',
+      address: '127.0.0.1',
+      appId: 'app_index',
+      ownerId: 'usr_index',
+      changes: { name: { before: 'index', after: 'renamed' } },
+    });
+    for (const scope of [{ all: true as const }, { appId: 'app_index' }, { ownerId: 'usr_index' }]) {
+      await audit.list(scope, undefined, { from: day, to: day, limit: 10 });
+      await audit.list(scope, 'application.update', { from: day, to: day, limit: 10 });
+    }
+    await audit.listDay(day);
 
     expect(seen.length).toBeGreaterThan(20);
     for (const { collection, method, filter } of seen) {

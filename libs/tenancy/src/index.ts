@@ -14,4 +14,6 @@ export * from './tenancy.module';
 export * from './console/console-sessions.service';
 export * from './console/console-applications.service';
 export * from './console/console-operators.service';
+export * from './console/console-audit.service';
 export * from './console/console.module';
+export * from './audit/audit-trail';

@@ -26,7 +26,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'task' | 'app' | 'key' | 'req' | 'inst' | 'user' | 'in' | 'whd';
+export type IdPrefix = 'task' | 'app' | 'key' | 'req' | 'inst' | 'user' | 'in' | 'whd' | 'aud';
 
 /** `prefix_` + 22 base62 characters (about 131 random bits). */
 export function newId(prefix: IdPrefix): string {

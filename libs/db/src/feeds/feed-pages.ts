@@ -7,8 +7,11 @@ import { GroupCommitInserter } from '../internal/group-commit';
 import { FeedDirectory } from './feed-directory.schema';
 import { FeedRow } from './feed-row.schema';
 
-/** Records listed per application newest first; each name is a feed of its own. */
-export type FeedName = 'tasks' | 'billing' | 'webhooks';
+/**
+ * Records listed per application newest first; each name is a feed of its own. The audit log files each record in
+ * several feeds (everyone's, its application's, its owner's, each also by action): a row's id holds its feed's name.
+ */
+export type FeedName = 'tasks' | 'billing' | 'webhooks' | `audit-${'all' | 'app' | 'owner'}${'' | '-action'}`;
 
 /** Where a record sits in its feed: `page` is the equality key it is listed by, `seq` its order within the day. */
 export interface FeedPlace {

@@ -21,6 +21,7 @@ import {
 import { CallbackUrls } from '@gateway/outbound';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
+import { AuditActor, auditedApplication, auditedKeys, AuditTrail, changedFields } from '../audit/audit-trail';
 import { CredentialsService } from '../credentials/credentials.service';
 import { usageTotals, usageTotalsBy } from './usage-totals';
 
@@ -41,6 +42,7 @@ export class ConsoleApplicationsService {
     private readonly tasksRepository: TasksRepository,
     private readonly billing: BillingRecordsRepository,
     private readonly users: UsersRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). */
@@ -59,7 +61,7 @@ export class ConsoleApplicationsService {
     return this.present(await this.owned(appId, ownerId));
   }
 
-  async create(ownerId: string, settings: ApplicationSettings) {
+  async create(ownerId: string, settings: ApplicationSettings, actor: AuditActor) {
     this.checkModels(settings.scope?.models ?? []);
     const ceilings = (await this.users.findById(ownerId))?.ceilings;
     if (ceilings?.maxApplications !== undefined) {
@@ -79,6 +81,15 @@ export class ConsoleApplicationsService {
     };
     checkCeilings(ceilings, limited);
     const issued = await this.credentials.createApplication({ ...limited, ownerId });
+    await this.audit.record(actor, {
+      action: 'application.create',
+      appId: issued.appId,
+      ownerId,
+      changes: {
+        ...changedFields(null, auditedApplication(issued.application)),
+        api_keys: { before: [], after: auditedKeys(await this.apiKeys.listForApp(issued.appId)) },
+      },
+    });
     return {
       ...(await this.present(issued.application)),
       // Shown once: only hashes and ciphertexts are kept.
@@ -86,8 +97,9 @@ export class ConsoleApplicationsService {
     };
   }
 
-  async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>) {
+  async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>, actor: AuditActor) {
     this.checkModels(changes.scope?.models ?? []);
+    const before = await this.owned(appId, ownerId);
     if (changes.dailyCallLimit !== undefined || changes.tokenQuota !== undefined) {
       checkCeilings((await this.users.findById(ownerId))?.ceilings, changes);
     }
@@ -99,25 +111,56 @@ export class ConsoleApplicationsService {
       changes.callbackUrl !== undefined ? { ...changes, callbackDisabledAt: null } : changes,
     );
     if (!app) throw notFound(appId);
+    await this.audit.record(actor, {
+      action: 'application.update',
+      appId,
+      ownerId,
+      changes: changedFields(auditedApplication(before), auditedApplication(app)),
+    });
     return this.present(app);
   }
 
-  async revoke(appId: string, ownerId: string) {
+  async revoke(appId: string, ownerId: string, actor: AuditActor) {
+    const before = await this.owned(appId, ownerId);
+    const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
     const app = await this.applications.updateOwned(appId, ownerId, { status: 'revoked' });
     if (!app) throw notFound(appId);
     await this.apiKeys.revokeAll(appId);
+    await this.audit.record(actor, {
+      action: 'application.delete',
+      appId,
+      ownerId,
+      changes: {
+        ...changedFields(auditedApplication(before), auditedApplication(app)),
+        api_keys: { before: keysBefore, after: auditedKeys(await this.apiKeys.listForApp(appId)) },
+      },
+    });
     return this.present(app);
   }
 
-  async rotateApiKey(appId: string, ownerId: string, graceSeconds: number) {
+  async rotateApiKey(appId: string, ownerId: string, graceSeconds: number, actor: AuditActor) {
     await this.owned(appId, ownerId);
+    const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
     const apiKey = await this.credentials.rotateApiKey(appId, graceSeconds * 1000);
+    await this.audit.record(actor, {
+      action: 'key.rotate',
+      appId,
+      ownerId,
+      changes: { api_keys: { before: keysBefore, after: auditedKeys(await this.apiKeys.listForApp(appId)) } },
+    });
     return { app_id: appId, api_key: apiKey, previous_key_valid_for_seconds: graceSeconds };
   }
 
-  async resetSecretKey(appId: string, ownerId: string) {
+  async resetSecretKey(appId: string, ownerId: string, actor: AuditActor) {
     const secretKey = await this.credentials.resetSecretKey(appId, ownerId);
     if (!secretKey) throw notFound(appId);
+    // Neither Secret Key is named, sealed or not: only that one replaced the other.
+    await this.audit.record(actor, {
+      action: 'secret.reset',
+      appId,
+      ownerId,
+      changes: { secret_key: { before: 'previous', after: 'new' } },
+    });
     return { app_id: appId, secret_key: secretKey };
   }
 

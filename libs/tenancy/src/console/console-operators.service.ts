@@ -9,6 +9,7 @@ import {
 } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { AuditActor, auditedUser, AuditTrail, changedFields } from '../audit/audit-trail';
 
 export interface AccountChanges {
   disabled?: boolean;
@@ -23,6 +24,7 @@ export class ConsoleOperatorsService {
     private readonly users: UsersRepository,
     private readonly applications: ApplicationsRepository,
     private readonly invitations: InvitationsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   async listUsers() {
@@ -50,14 +52,20 @@ export class ConsoleOperatorsService {
   }
 
   /** An operator cannot disable or demote their own account: a gateway must keep one operator who can sign in. */
-  async updateUser(operatorId: string, userId: string, changes: AccountChanges) {
+  async updateUser(operatorId: string, userId: string, changes: AccountChanges, actor: AuditActor) {
     if (userId === operatorId && (changes.disabled === true || changes.role === 'user')) {
       throw new GatewayError('InvalidParameter', 'you cannot disable or demote your own account', {
         param: changes.disabled ? 'disabled' : 'role',
       });
     }
-    const user = await this.users.update(userId, changes);
+    const before = await this.users.findById(userId);
+    const user = before && (await this.users.update(userId, changes));
     if (!user) throw new GatewayError('NotFound', `no account ${userId}`, { param: 'user_id' });
+    await this.audit.record(actor, {
+      action: 'user.update',
+      userId,
+      changes: changedFields(auditedUser(before), auditedUser(user)),
+    });
     return presentUser(user);
   }
 

@@ -1,5 +1,6 @@
-import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession } from '@gateway/tenancy';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
@@ -16,8 +17,12 @@ export class ConsoleApplicationsController {
   }
 
   @Post()
-  create(@CurrentSession() session: ConsoleSession, @Body() dto: CreateApplicationDto) {
-    return this.applications.create(session.userId, { name: dto.name, ...toSettings(dto) } as ApplicationSettings);
+  create(@CurrentSession() session: ConsoleSession, @Body() dto: CreateApplicationDto, @Req() request: FastifyRequest) {
+    return this.applications.create(
+      session.userId,
+      { name: dto.name, ...toSettings(dto) } as ApplicationSettings,
+      consoleActor(session, request.ip),
+    );
   }
 
   @Get(':id')
@@ -26,23 +31,40 @@ export class ConsoleApplicationsController {
   }
 
   @Patch(':id')
-  update(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: UpdateApplicationDto) {
-    return this.applications.update(id, session.userId, {
-      ...(dto.name !== undefined ? { name: dto.name } : {}),
-      ...toSettings(dto),
-    });
+  update(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() dto: UpdateApplicationDto,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.applications.update(
+      id,
+      session.userId,
+      { ...(dto.name !== undefined ? { name: dto.name } : {}), ...toSettings(dto) },
+      consoleActor(session, request.ip),
+    );
   }
 
   /** Revokes the application and its keys. */
   @Delete(':id')
-  revoke(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
-    return this.applications.revoke(id, session.userId);
+  revoke(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Req() request: FastifyRequest) {
+    return this.applications.revoke(id, session.userId, consoleActor(session, request.ip));
   }
 
   @Post(':id/rotate-key')
   @HttpCode(200)
-  rotate(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: RotateKeyDto) {
-    return this.applications.rotateApiKey(id, session.userId, dto.grace_seconds ?? 0);
+  rotate(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() dto: RotateKeyDto,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.applications.rotateApiKey(
+      id,
+      session.userId,
+      dto.grace_seconds ?? 0,
+      consoleActor(session, request.ip),
+    );
   }
 
   /** Webhook delivery attempts, newest first: `from`/`to` (UTC days), `limit`, and `cursor` = the previous page's `next`. */
@@ -75,8 +97,8 @@ export class ConsoleApplicationsController {
 
   @Post(':id/reset-secret')
   @HttpCode(200)
-  resetSecret(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
-    return this.applications.resetSecretKey(id, session.userId);
+  resetSecret(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Req() request: FastifyRequest) {
+    return this.applications.resetSecretKey(id, session.userId, consoleActor(session, request.ip));
   }
 }
 

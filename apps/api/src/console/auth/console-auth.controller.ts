@@ -1,5 +1,11 @@
-import { AppConfig } from '@gateway/common';
-import { ConsoleSession, ConsoleSessionsService, SESSION_TTL_SECONDS } from '@gateway/tenancy';
+import { AppConfig, GatewayError } from '@gateway/common';
+import {
+  AuditTrail,
+  consoleActor,
+  ConsoleSession,
+  ConsoleSessionsService,
+  SESSION_TTL_SECONDS,
+} from '@gateway/tenancy';
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession } from './console-session.decorator';
@@ -11,6 +17,7 @@ export class ConsoleAuthController {
   constructor(
     private readonly sessions: ConsoleSessionsService,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Post('register')
@@ -27,7 +34,23 @@ export class ConsoleAuthController {
   @Post('login')
   @HttpCode(200)
   async login(@Body() dto: SignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { token, session } = await this.sessions.login(dto.email, dto.password, request.ip);
+    const signingIn = this.sessions.login(dto.email, dto.password, request.ip);
+    const { token, session } = await signingIn.catch(async (error: unknown) => {
+      // A refused sign-in whose password was checked; a throttled one (RateLimited) checked nothing.
+      const code = error instanceof GatewayError ? error.code : undefined;
+      if (code === 'InvalidCredentials' || code === 'AccountDisabled') {
+        await this.audit.record(
+          { actorEmail: dto.email.toLowerCase(), address: request.ip },
+          { action: 'auth.sign_in_failed', changes: { outcome: { before: null, after: code } } },
+        );
+      }
+      throw error;
+    });
+    await this.audit.record(consoleActor(session, request.ip), {
+      action: 'auth.sign_in',
+      userId: session.userId,
+      changes: {},
+    });
     return this.signedIn(reply, token, session);
   }
 

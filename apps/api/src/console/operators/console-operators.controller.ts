@@ -1,6 +1,7 @@
 import { QueueOverview } from '@gateway/queue';
-import { ConsoleOperatorsService, ConsoleSession } from '@gateway/tenancy';
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ConsoleOperatorsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { OperatorGuard } from '../auth/operator.guard';
@@ -23,13 +24,23 @@ export class ConsoleOperatorsController {
 
   /** Disable or enable an account, change its role, set its ceilings (null lifts one). */
   @Patch('users/:id')
-  updateUser(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Body() dto: UpdateAccountDto) {
+  updateUser(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() dto: UpdateAccountDto,
+    @Req() request: FastifyRequest,
+  ) {
     const ceilings = dto.ceilings && {
       ...ceiling('maxApplications', dto.ceilings.max_applications),
       ...ceiling('maxDailyCallLimit', dto.ceilings.max_daily_call_limit),
       ...ceiling('maxTokenQuota', dto.ceilings.max_token_quota),
     };
-    return this.operators.updateUser(session.userId, id, { disabled: dto.disabled, role: dto.role, ceilings });
+    return this.operators.updateUser(
+      session.userId,
+      id,
+      { disabled: dto.disabled, role: dto.role, ceilings },
+      consoleActor(session, request.ip),
+    );
   }
 
   @Get('applications')
