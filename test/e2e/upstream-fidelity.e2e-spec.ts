@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { DashScopeFake, GENERATION_PATH, startDashScopeFake } from '../fakes/dashscope-fake';
 import { DASHSCOPE_IMAGE_LIMITS } from '../fakes/upstream-rules';
-import { dataUri, download, editBody, noisyBmp, noisyPng } from '../helpers/images';
+import { dataUri, download, editBody, halvesPng, noisyBmp, noisyPng } from '../helpers/images';
 import {
   createApplication,
   getJson,
@@ -329,5 +329,21 @@ describe('DashScope image edits by the documented rules', () => {
     expect(record?.upstream?.map((attempt) => attempt.image).sort()).toEqual([0, 1, 2, 3, 4, 5]);
     const task = await getJson(`${api.url}/v1/tasks/${response.headers.get('x-task-id')}`, apiKey);
     expect(JSON.stringify(task.body)).not.toContain(dashscope.calls[0].requestId);
+  });
+
+  it('scales an input once for the n calls, before the first turn, so each call reaches the upstream at its pace', async () => {
+    // Over 3072 px: each call sends it scaled, which takes a while. Made after the first turn, that work would delay
+    // the first call only, and the second would follow it by less than the route's 500 ms.
+    const large = dataUri(await halvesPng(4000, 3000, [200, 40, 40], [40, 40, 200]));
+    dashscope.options.rateLimitPerSecond = 3;
+    const response = await edit('x-image-edit-plus', { n: 3, seed: 11 }, [large]);
+    expect(response.status).toBe(200);
+    expect(dashscope.calls.map((call) => call.status)).toEqual([200, 200, 200]);
+    expect(dashscope.calls.map((call) => [call.images[0].width, call.images[0].height])).toEqual(
+      Array(3).fill([3072, 2304]),
+    );
+    const starts = dashscope.calls.map((call) => call.at);
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(450);
   });
 });

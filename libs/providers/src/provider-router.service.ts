@@ -17,6 +17,7 @@ import {
   EmbeddingsCall,
   ImageEditAnswer,
   ImageEditCall,
+  ImageEditInput,
   ModelProvider,
   PassedThroughCall,
   ProviderError,
@@ -268,6 +269,12 @@ export class ProviderRouter {
       task,
       { routes: this.catalog.chatRoutesOf(modelId, call.features) },
     );
+  }
+
+  /** Has the providers of the model's routes prepare a job's input images, before its n editImage calls. */
+  async prepareImages(modelId: string, images: readonly ImageEditInput[]): Promise<void> {
+    const providers = new Set(this.catalog.routesOf(modelId).map((route) => this.providers[route.provider]));
+    await Promise.all([...providers].map((provider) => provider.prepareImages?.(images) ?? Promise.resolve()));
   }
 
   /** One output image; an edit of n images makes n calls. */

@@ -163,6 +163,12 @@ export interface ModelProvider {
     signal: AbortSignal,
   ): Promise<ChatAnswer>;
   editImage?(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer>;
+  /**
+   * Does the work editImage's requests need from these inputs (scaling, encoding) once for a job's n calls, before
+   * the first waits for its paced turn: each call then reaches the upstream when its turn comes. Never rejects: a
+   * failure is met again, and reported, by the call that sends the image.
+   */
+  prepareImages?(images: readonly ImageEditInput[]): Promise<void>;
   /** A Responses request on the upstream's own Responses endpoint (routes with catalog `responses`). */
   respond?(route: ResolvedRoute, call: PassedThroughCall): Promise<ResponsesAnswer>;
   /**

@@ -4,7 +4,7 @@ import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import { ImageBilling, Pricing } from '@gateway/metering';
 import type { FetchReach } from '@gateway/outbound';
-import { ProviderRouter, tokenizerOf } from '@gateway/providers';
+import { ImageEditInput, ProviderRouter, tokenizerOf } from '@gateway/providers';
 import { ImageEditJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';
@@ -52,10 +52,20 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const output = outputGeometry(images[images.length - 1], job.size);
     const expiresAt = new Date(Date.now() + this.config.IMAGE_URL_TTL * 1000);
     const started = performance.now();
+    const inputs = images.map((image, position) => ({
+      data: image.data,
+      mime: mimeOf(image),
+      width: image.width,
+      height: image.height,
+      sourceBytes: image.sourceBytes,
+      ...urlOf(job.images[position], image),
+    }));
+    // Once for the n calls, and before the first takes its paced turn, so that each reaches the upstream at its turn.
+    await this.router.prepareImages(spec.id, inputs);
 
     const attempts = await Promise.allSettled(
       Array.from({ length: job.n }, (_, index) =>
-        this.deliver(spec, job, images, output, index, expiresAt, upstreamCalls),
+        this.deliver(spec, job, inputs, output, index, expiresAt, upstreamCalls),
       ),
     );
     const providerMs = performance.now() - started;
@@ -103,7 +113,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
   private async deliver(
     spec: ModelSpec,
     job: ImageEditJob,
-    images: LoadedImage[],
+    inputs: ImageEditInput[],
     output: OutputSize,
     index: number,
     expiresAt: Date,
@@ -119,14 +129,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const answer = await this.router.editImage(
       spec.id,
       {
-        images: images.map((image, position) => ({
-          data: image.data,
-          mime: mimeOf(image),
-          width: image.width,
-          height: image.height,
-          sourceBytes: image.sourceBytes,
-          ...urlOf(job.images[position], image),
-        })),
+        images: inputs,
         prompt: job.prompt,
         negativePrompt: job.negativePrompt,
         size: job.size,

@@ -87,6 +87,13 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
     await this.agent.close();
   }
 
+  async prepareImages(images: readonly ImageEditInput[]): Promise<void> {
+    const neededUntil = Date.now() + this.urlMustLastMs;
+    const inline = images.filter((input) => inlineReason(input, neededUntil) !== undefined);
+    // A failure is met again, and reported, by the call that sends the image.
+    await Promise.all(inline.map((input) => inlineImage(input).catch(() => undefined)));
+  }
+
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
     const neededUntil = Date.now() + this.urlMustLastMs;
     const request = await generationRequest(route.model, call, (input) => !inlineReason(input, neededUntil));
@@ -212,7 +219,22 @@ async function generationRequest(
   return { body, sentUrls: urls.some((url) => url !== undefined) };
 }
 
-async function inlineImage(input: ImageEditInput): Promise<string> {
+/**
+ * Each input's data URI, made once however many calls send it (an edit of n images makes n calls with the same
+ * inputs): kept while the job holds the input's bytes.
+ */
+const inlined = new WeakMap<Buffer, Promise<string>>();
+
+function inlineImage(input: ImageEditInput): Promise<string> {
+  let uri = inlined.get(input.data);
+  if (!uri) {
+    uri = encodeInline(input);
+    inlined.set(input.data, uri);
+  }
+  return uri;
+}
+
+async function encodeInline(input: ImageEditInput): Promise<string> {
   let fitted: { data: Buffer; mime: string };
   try {
     fitted = await fitWithinBytes(await fitSides(input, INPUT_SIDES), MAX_INLINE_IMAGE_BYTES);
