@@ -147,6 +147,17 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     expect(envelopeOf(pair.text)).toMatchObject({ code: 'InvalidCredentials' });
   });
 
+  it('refuses U+0000 and lone surrogates in ids and query parameters with 400', async () => {
+    const { call, register } = consoleClient(api.url);
+    const user = await register('ids@example.com');
+    for (const id of ['app_%00', 'app_%ED%A0%80']) {
+      const answer = await call('GET', `/applications/${id}`, user);
+      expect([id, answer.status, answer.body.error.code]).toEqual([id, 400, 'InvalidParameter']);
+    }
+    const query = await call('GET', '/applications?cursor=%00', user);
+    expect([query.status, query.body.error.param]).toEqual([400, 'cursor']);
+  });
+
   it('refuses a non-ASCII X-CSRF-Token with 400', async () => {
     const { register } = consoleClient(api.url);
     const user = await register('hostile@example.com');

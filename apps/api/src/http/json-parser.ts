@@ -2,7 +2,7 @@ import { GatewayError } from '@gateway/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { JsonDepthScan } from './json-depth-scan';
-import { textProblemPath } from './text-problems';
+import { badTextError, textProblemPath } from './text-problems';
 
 /**
  * The api's only body parser: JSON, for every route. Anything else (a form, text, multipart) is refused with 400
@@ -93,10 +93,5 @@ function tooLarge(): GatewayError {
 function invalidText(body: Buffer, value: unknown): GatewayError | undefined {
   if (body.indexOf('\\u') === -1) return undefined;
   const path = textProblemPath(value);
-  if (path === undefined) return undefined;
-  return new GatewayError(
-    'InvalidParameter',
-    `${path || 'the body'} holds U+0000 or an unpaired surrogate; send text as valid Unicode without NUL`,
-    { param: path || undefined },
-  );
+  return path === undefined ? undefined : badTextError(path);
 }

@@ -3,6 +3,7 @@ import { MetricsService } from '@gateway/metrics';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { BurstPacer } from './burst-pacer';
+import { badTextError, textProblemPath } from './text-problems';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,6 +33,13 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
     // /health and the console stay out of the queue: a probe is answered in the turn that reads it.
     if (request.url.startsWith('/v1/')) pacer.run(done);
     else done();
+  });
+  // Percent-encoding is the only way U+0000 or a lone surrogate reaches an id or a query parameter (the body's are
+  // refused by json-parser.ts).
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (!request.url.includes('%')) return done();
+    const param = textProblemPath(request.params) ?? textProblemPath(request.query);
+    done(param === undefined ? undefined : badTextError(param));
   });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (request.url.startsWith('/v1/')) reply.header('x-gateway-overhead-ms', overheadMs(request).toFixed(2));

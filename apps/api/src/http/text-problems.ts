@@ -1,3 +1,4 @@
+import { GatewayError } from '@gateway/common';
 import { echoed } from '@gateway/contracts';
 
 /**
@@ -30,4 +31,13 @@ export function textProblemPath(value: unknown, path = ''): string | undefined {
 function shownKey(key: string): string {
   const safe = key.replace(new RegExp(BAD_TEXT.source, 'g'), '\uFFFD');
   return echoed(safe);
+}
+
+/** The refusal of bad text at `path` (a body field, a path parameter, a query parameter). */
+export function badTextError(path: string): GatewayError {
+  return new GatewayError(
+    'InvalidParameter',
+    `${path || 'the body'} holds U+0000 or an unpaired surrogate; send text as valid Unicode without NUL`,
+    { param: path || undefined },
+  );
 }
