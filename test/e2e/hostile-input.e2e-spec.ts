@@ -47,7 +47,7 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     });
   }
 
-  function post(path: string, body: Buffer | string, headers: Record<string, string> = {}) {
+  function post(path: string, body: string, headers: Record<string, string> = {}) {
     return fetch(`${api.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
