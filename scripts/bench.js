@@ -28,6 +28,7 @@ const BENCHES = {
   held: { file: 'bench/held.ts', setup: heldSetup },
   soak: 'bench/soak.ts',
   floor: 'bench/floor.ts',
+  hostile: 'bench/hostile.ts',
 };
 /**
  * Held calls one worker of bench:held takes at once (WORKER_CONCURRENCY) with as many upstream connections
