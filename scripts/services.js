@@ -447,9 +447,12 @@ function ensureBuilt(root) {
   run('node', [path.join(root, 'scripts', 'build.js')], { cwd: root });
 }
 
-/** MASTER_KEY for the embedded default: generated once and kept under .data/ (mode 600). */
+/**
+ * MASTER_KEY for the embedded default: generated once and kept under .data/ (mode 600). Not when MASTER_KEYS is set,
+ * which names the keys itself (undefined leaves MASTER_KEY out of a child's environment).
+ */
 function ensureMasterKey(root) {
-  if (process.env.MASTER_KEY) return process.env.MASTER_KEY;
+  if (process.env.MASTER_KEY || process.env.MASTER_KEYS) return process.env.MASTER_KEY || undefined;
   const file = path.join(root, '.data', 'master.key');
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -18,6 +18,8 @@ import {
   CLI_ACTOR,
   CredentialsService,
   presentAuditRecord,
+  ResealReport,
+  SecretKeyResealer,
 } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
@@ -40,6 +42,9 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
   usage:reconcile --upstream --day <YYYY-MM-DD> [--json]
       What the gateway computed against what upstreams reported, per model and route: tokens, images, cost, and
       calls spent upstream but not delivered. Reads the day's task records; changes nothing.
+  secrets:reencrypt [--json]
+      Seals every stored Secret Key with the newest master key (the first of MASTER_KEYS) and counts those moved,
+      those already current and those no listed key opens (named by App ID; exit code 1). Safe to run again.
   users:promote --email <email>
       Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.
   audit [--since YYYY-MM-DD] [--app <appId>]
@@ -55,6 +60,7 @@ export class CliCommands {
     private readonly users: UsersRepository,
     private readonly reconciler: UsageReconciler,
     private readonly upstreamReconciler: UpstreamReconciler,
+    private readonly resealer: SecretKeyResealer,
     private readonly apiKeys: ApiKeysRepository,
     private readonly audit: AuditTrail,
     private readonly auditLog: AuditLogRepository,
@@ -73,6 +79,8 @@ export class CliCommands {
         return this.showUsage(rest);
       case 'usage:reconcile':
         return this.reconcileUsage(rest);
+      case 'secrets:reencrypt':
+        return this.reencryptSecrets(rest);
       case 'users:promote':
         return this.promote(rest);
       case 'audit':
@@ -239,6 +247,14 @@ export class CliCommands {
     return lines.join('\n');
   }
 
+  private async reencryptSecrets(args: string[]): Promise<string> {
+    const { values } = parse(args, { json: { type: 'boolean' } });
+    const report = await this.resealer.reseal();
+    const output = values.json ? JSON.stringify(report) : resealLines(report).join('\n');
+    if (report.unreadable.length > 0) throw new CommandFailed(output);
+    return output;
+  }
+
   private async exportAudit(args: string[]): Promise<string> {
     const { values } = parse(args, { since: { type: 'string' }, app: { type: 'string' } });
     const since = values.since ?? utcDaysBefore(utcDay(), 30);
@@ -317,7 +333,31 @@ function driftLines(row: UpstreamDrift): string[] {
   ];
 }
 
+function resealLines(report: ResealReport): string[] {
+  const lines = [
+    `Secret Keys sealed with master key ${report.keyId}: ${report.moved} moved, ${report.alreadyCurrent} already current, ${report.unreadable.length} unreadable.`,
+  ];
+  if (report.changedMeanwhile > 0)
+    lines.push(
+      `${report.changedMeanwhile} were reset while this ran and kept their new value; run it again to check them.`,
+    );
+  if (report.unreadable.length > 0) {
+    lines.push(
+      'No listed master key opens the Secret Key of these applications (list the key that sealed them, or reset their Secret Keys):',
+    );
+    for (const { appId, reason } of report.unreadable) lines.push(`  ${appId}: ${reason}`);
+  }
+  return lines;
+}
+
 export class UsageError extends Error {}
+
+/** A command that ran to its end but found something wrong: its output is printed, and the exit code is 1. */
+export class CommandFailed extends Error {
+  constructor(readonly output: string) {
+    super('command failed');
+  }
+}
 
 type Flags = Record<string, string | undefined> & { json?: boolean };
 

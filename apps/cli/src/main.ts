@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createLogger, loadConfig } from '@gateway/common';
 import { NestFactory } from '@nestjs/core';
-import { CliCommands, UsageError, USAGE } from './cli.commands';
+import { CliCommands, CommandFailed, UsageError, USAGE } from './cli.commands';
 import { CliModule } from './cli.module';
 
 async function main(): Promise<number> {
@@ -17,6 +17,10 @@ async function main(): Promise<number> {
     process.stdout.write(`${await app.get(CliCommands).run(argv)}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof CommandFailed) {
+      process.stdout.write(`${error.output}\n`);
+      return 1;
+    }
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n\n${USAGE}\n`);
     return 2;

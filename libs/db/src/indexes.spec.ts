@@ -64,7 +64,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
     collection: 'applications',
     field: '_id',
     index: '_id',
-    by: 'ApplicationsRepository.findById / findOwned / updateOwned',
+    by: 'ApplicationsRepository.findById / findOwned / updateOwned / replaceSealedSecretKeys',
   },
   { collection: 'applications', field: 'ownerId', index: { ownerId: 1 }, by: 'ApplicationsRepository.list(owner)' },
   { collection: 'feed_directory', field: '_id', index: '_id', by: "FeedPages (a day's last page: raise, sweep)" },
@@ -207,6 +207,8 @@ describe('the index behind every repository query', () => {
     await module.get(SweepStateRepository).advance('index', day);
     await module.get(SweepStateRepository).through('index');
     await apps.listCreated();
+    await apps.listSealedSecretKeys();
+    await apps.replaceSealedSecretKeys([{ appId: 'app_index', from: 'x', to: 'y' }]);
     const audit = module.get(AuditLogRepository);
     await audit.record({
       action: 'application.update',

@@ -1,6 +1,7 @@
 export * from './credentials/api-key';
 export * from './credentials/secret-box';
 export * from './credentials/credentials.service';
+export * from './credentials/secret-key-resealer';
 export * from './credentials/credentials.module';
 export * from './auth/principal';
 export * from './auth/api-key-auth.service';

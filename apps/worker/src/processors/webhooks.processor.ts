@@ -52,7 +52,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
         type === WEBHOOK_BACKOFF ? retryDelayMs(schedule, attemptsMade) : 0,
     };
     this.sender = new WebhookSender(outboundPolicy(config), config.WEBHOOK_TIMEOUT_MS);
-    this.box = new SecretBox(config.MASTER_KEY);
+    this.box = new SecretBox(config.masterKeys);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Env } from './env';
+import { readMasterKeys } from './master-keys';
 import { readRenamedSettings } from './renamed-settings';
 
 export interface UpstreamConfig {
@@ -18,6 +19,10 @@ export class AppConfig extends Env {
   upstreams: Record<string, UpstreamConfig>;
   /** Logged at start-up, never fatal: a setting read under its former name, for one. */
   startupWarnings: string[];
+  /** The master keys, newest first, lower-case hex (readMasterKeys): the first seals and signs, each one opens. */
+  masterKeys: string[];
+  /** The newest master key (masterKeys[0]) whichever setting named it: what seals and signs; opening uses them all. */
+  declare MASTER_KEY: string;
 
   get workerQueues(): string[] | 'all' {
     return this.WORKER_QUEUES === 'all' ? 'all' : this.WORKER_QUEUES.split(',');
@@ -32,11 +37,14 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   const { source, warnings } = readRenamedSettings({ ...process.env, ...overrides });
   const config = plainToInstance(AppConfig, source, { excludeExtraneousValues: false });
   const errors = validateSync(config, { whitelist: false });
-  if (errors.length > 0) {
-    const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
+  const masterKeys = readMasterKeys(config.MASTER_KEYS, config.MASTER_KEY);
+  if (errors.length > 0 || masterKeys.problems.length > 0) {
+    const problems = [...errors.flatMap((e) => Object.values(e.constraints ?? {})), ...masterKeys.problems];
     throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   config.upstreams = readUpstreams(source);
+  config.masterKeys = masterKeys.keys;
+  config.MASTER_KEY = masterKeys.keys[0];
   config.startupWarnings = warnings;
   return config;
 }

@@ -41,9 +41,19 @@ export class Env {
   @Matches(/^mongodb(\+srv)?:\/\//, { message: 'MONGODB_URI must be a mongodb:// URL' })
   MONGODB_URI = `mongodb://127.0.0.1:${DEFAULT_PORTS.mongodb}/gateway`;
 
-  /** 32 bytes as 64 hex characters; encrypts Secret Keys at rest (AES-256-GCM). */
-  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'MASTER_KEY must be 64 hex characters (32 random bytes)' })
-  MASTER_KEY: string;
+  /**
+   * Master keys, newest first, comma-separated, each 32 bytes as 64 hex characters: the first seals Secret Keys at
+   * rest (AES-256-GCM) and signs file URLs, every one opens and verifies. Read by readMasterKeys into
+   * `AppConfig.masterKeys`.
+   */
+  @IsOptional()
+  @IsString()
+  MASTER_KEYS?: string;
+
+  /** One master key: the same as MASTER_KEYS listing only it. */
+  @IsOptional()
+  @IsString()
+  MASTER_KEY?: string;
 
   /**
    * Prefix of every Redis key and channel, BullMQ's included (docs/contracts.md#redis-keys); lets several deployments

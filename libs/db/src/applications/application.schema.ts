@@ -35,7 +35,7 @@ export class Application {
   @Prop({ type: String }) callbackUrl?: string;
   /** Set when the receiver answered 410 Gone: no more events until the callback URL is saved again. */
   @Prop({ type: Date, default: null }) callbackDisabledAt?: Date | null;
-  /** AES-256-GCM under MASTER_KEY: iv.tag.ciphertext, base64url. */
+  /** AES-256-GCM under a master key: keyId.iv.tag.ciphertext, base64url (iv.tag.ciphertext before key ids). */
   @Prop({ required: true }) secretKeyEnc: string;
   @Prop({ type: String, enum: ['active', 'revoked'], default: 'active' }) status: 'active' | 'revoked';
   @Prop({ type: Date, required: true }) createdAt: Date;

@@ -4,6 +4,7 @@ import { Model } from 'mongoose';
 import { Application } from './application.schema';
 
 export type ApplicationRecord = Application;
+export type SealedSecretKey = Pick<ApplicationRecord, '_id' | 'secretKeyEnc'>;
 export type NewApplication = Omit<Application, 'createdAt' | 'updatedAt' | 'status'>;
 
 @Injectable()
@@ -45,6 +46,25 @@ export class ApplicationsRepository {
   /** Every application's id and creation time, for sweeps that go through them all. */
   listCreated(): Promise<Pick<ApplicationRecord, '_id' | 'createdAt'>[]> {
     return this.model.find({}, { _id: 1, createdAt: 1 }).lean<Pick<ApplicationRecord, '_id' | 'createdAt'>[]>().exec();
+  }
+
+  /** Every application's id and sealed Secret Key, for re-sealing them under a new master key. */
+  listSealedSecretKeys(): Promise<SealedSecretKey[]> {
+    return this.model.find({}, { _id: 1, secretKeyEnc: 1 }).lean<SealedSecretKey[]>().exec();
+  }
+
+  /**
+   * Each application's sealed Secret Key replaced where it still holds `from`, so a Secret Key reset since it was
+   * read keeps its new value. One update per application, sent together: the embedded database stalled on a
+   * bulkWrite of 1,000. Answers how many were replaced.
+   */
+  async replaceSealedSecretKeys(changes: { appId: string; from: string; to: string }[]): Promise<number> {
+    const results = await Promise.all(
+      changes.map(({ appId, from, to }) =>
+        this.model.updateOne({ _id: appId, secretKeyEnc: from }, { $set: { secretKeyEnc: to } }).exec(),
+      ),
+    );
+    return results.reduce((replaced, result) => replaced + result.modifiedCount, 0);
   }
 
   list(ownerId?: string): Promise<ApplicationRecord[]> {

@@ -56,7 +56,7 @@ export class SignatureAuthService {
     private readonly applications: ApplicationsRepository,
     private readonly users: UsersRepository,
   ) {
-    this.box = new SecretBox(config.MASTER_KEY);
+    this.box = new SecretBox(config.masterKeys);
     this.redis = redis.client;
     this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {

@@ -1,7 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { BASE62 } from '@gateway/common';
 import { apiKeyChecksumKey, apiKeyForm, generateApiKey, hashApiKey } from './api-key';
-import { SecretBox } from './secret-box';
 
 const checksumKey = apiKeyChecksumKey('0f'.repeat(32));
 
@@ -48,22 +47,5 @@ describe('API keys', () => {
     const keys = new Set(Array.from({ length: 1000 }, () => generateApiKey(checksumKey)));
     expect(keys.size).toBe(1000);
     expect(hashApiKey([...keys][0])).toMatch(/^[0-9a-f]{64}$/);
-  });
-});
-
-describe('SecretBox', () => {
-  const box = new SecretBox('0f'.repeat(32));
-
-  it('opens what it sealed, with a fresh IV each time', () => {
-    const a = box.seal('ss-secret');
-    expect(box.open(a)).toBe('ss-secret');
-    expect(box.seal('ss-secret')).not.toBe(a);
-  });
-
-  it('refuses a tampered ciphertext', () => {
-    const [iv, tag, body] = box.seal('ss-secret').split('.');
-    const tampered = Buffer.from(body, 'base64url');
-    tampered[0] ^= 1;
-    expect(() => box.open([iv, tag, tampered.toString('base64url')].join('.'))).toThrow();
   });
 });

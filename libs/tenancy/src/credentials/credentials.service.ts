@@ -25,7 +25,7 @@ export class CredentialsService {
     private readonly apiKeys: ApiKeysRepository,
     private readonly callbackUrls: CallbackUrls,
   ) {
-    this.box = new SecretBox(config.MASTER_KEY);
+    this.box = new SecretBox(config.masterKeys);
     [this.checksumKey] = apiKeyChecksumKeys(config);
   }
 
