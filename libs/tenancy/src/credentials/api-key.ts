@@ -23,11 +23,11 @@ export function apiKeyChecksumKey(masterKey: string): Buffer {
 }
 
 /**
- * This deployment's checksum keys: the first makes new keys' checksums, each one verifies. The only place that reads
- * the master key for API keys, so rotating the master key changes this line alone.
+ * This deployment's checksum keys, one per listed master key (MASTER_KEYS, newest first): the first makes new keys'
+ * checksums, each one verifies, so API keys issued under an older master key work while it stays listed.
  */
 export function apiKeyChecksumKeys(config: AppConfig): Buffer[] {
-  return [config.MASTER_KEY].map(apiKeyChecksumKey);
+  return config.masterKeys.map(apiKeyChecksumKey);
 }
 
 function toBase62(value: number): string {
