@@ -2,6 +2,7 @@ import { LOGGER } from '@gateway/common';
 import { ApiKey, ApplicationRecord, AuditChange, AuditEntry, AuditLogRepository, UserRecord } from '@gateway/db';
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
+import { accountAccess } from '../console/account-access';
 
 /** Who acted and from where: a console account and its request's address, or the operator CLI. */
 export interface AuditActor {
@@ -70,15 +71,7 @@ export function auditedKeys(keys: Pick<ApiKey, 'prefix' | 'status' | 'expiresAt'
 
 /** An account's fields an audit record compares; never its password hash. */
 export function auditedUser(user: UserRecord): Record<string, unknown> {
-  return {
-    role: user.role ?? 'user',
-    disabled: user.disabled ?? false,
-    ceilings: {
-      max_applications: user.ceilings?.maxApplications ?? null,
-      max_daily_call_limit: user.ceilings?.maxDailyCallLimit ?? null,
-      max_token_quota: user.ceilings?.maxTokenQuota ?? null,
-    },
-  };
+  return accountAccess(user);
 }
 
 /** The fields whose value differs, each before → after; a field one side lacks is null there. */

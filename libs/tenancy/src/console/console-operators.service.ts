@@ -10,6 +10,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AuditActor, auditedUser, AuditTrail, changedFields } from '../audit/audit-trail';
+import { accountAccess } from './account-access';
 
 export interface AccountChanges {
   disabled?: boolean;
@@ -87,13 +88,7 @@ function presentUser(user: UserRecord) {
   return {
     id: user._id,
     email: user.email,
-    role: user.role ?? 'user',
-    disabled: user.disabled ?? false,
-    ceilings: {
-      max_applications: user.ceilings?.maxApplications ?? null,
-      max_daily_call_limit: user.ceilings?.maxDailyCallLimit ?? null,
-      max_token_quota: user.ceilings?.maxTokenQuota ?? null,
-    },
+    ...accountAccess(user),
     created_at: new Date(user.createdAt).toISOString(),
   };
 }
