@@ -12,10 +12,18 @@ const SCREENS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, he
 const PASSWORD = 'violet staircase 42';
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Waits for `work` at most `ms`: a teardown step that hangs must not keep the servers, and the run, alive. */
-async function atMost(ms: number, work: Promise<unknown> | undefined): Promise<void> {
+/**
+ * Waits for `work` at most `ms`: a teardown step that hangs must not keep the servers, and the run, alive. One that
+ * runs out is named on stderr, so a slow machine's run says which step it was.
+ */
+async function atMost(ms: number, step: string, work: (() => Promise<unknown> | undefined) | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work?.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  const done = Promise.resolve()
+    .then(() => work?.())
+    .catch(() => undefined);
+  if ((await Promise.race([done, late])) === 'late')
+    console.warn(`console-browser teardown: ${step} took over ${ms} ms`);
   clearTimeout(timer);
 }
 
@@ -55,14 +63,16 @@ describe('console in the browser', () => {
     fs.mkdirSync(SHOTS, { recursive: true });
   }, 180_000);
 
+  // Every step bounded (at most 100 s in all, under the hook's 150 s): the browser first, so it holds no connection
+  // the api's close would wait for.
   afterAll(async () => {
-    await atMost(15_000, Promise.all([operator?.close(), member?.close()]));
-    await atMost(15_000, browser?.close());
-    await atMost(15_000, browserServer?.close());
-    await browserServer?.kill();
-    await Promise.all([api?.close(), worker?.close()]);
-    await upstream.stop();
-  }, 120_000);
+    await atMost(10_000, 'closing the contexts', () => Promise.all([operator?.close(), member?.close()]));
+    await atMost(10_000, 'closing the browser', () => browser?.close());
+    await atMost(10_000, 'closing the browser server', () => browserServer?.close());
+    await atMost(10_000, 'killing the browser', () => browserServer?.kill());
+    await atMost(45_000, 'closing the api and worker', () => Promise.all([api?.close(), worker?.close()]));
+    await atMost(15_000, 'stopping the upstream fake', () => upstream.stop());
+  }, 150_000);
 
   async function newContext(): Promise<BrowserContext> {
     const context = await browser.newContext({ baseURL: api.url, viewport: SCREENS.desktop, locale: 'en-US' });

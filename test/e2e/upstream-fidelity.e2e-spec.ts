@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { DashScopeFake, GENERATION_PATH, startDashScopeFake } from '../fakes/dashscope-fake';
 import { DASHSCOPE_IMAGE_LIMITS } from '../fakes/upstream-rules';
-import { dataUri, download, editBody, halvesPng, noisyBmp, noisyPng } from '../helpers/images';
+import { dataUri, download, editBody, noisyBmp, noisyJpeg, noisyPng } from '../helpers/images';
 import {
   createApplication,
   getJson,
@@ -323,7 +323,8 @@ describe('DashScope image edits by the documented rules', () => {
     expect(dashscope.calls.map((call) => call.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const starts = dashscope.calls.map((call) => call.at);
     const gaps = starts.slice(1).map((at, i) => at - starts[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(450);
+    // 500 ms apart by the route's pace; a loaded machine can start one a little late and the next on time.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(400);
     const record = await recordOf(response);
     expect(record?.provider).toBe('dashscope');
     expect(record?.upstream?.map((attempt) => attempt.image).sort()).toEqual([0, 1, 2, 3, 4, 5]);
@@ -331,19 +332,22 @@ describe('DashScope image edits by the documented rules', () => {
     expect(JSON.stringify(task.body)).not.toContain(dashscope.calls[0].requestId);
   });
 
-  it('scales an input once for the n calls, before the first turn, so each call reaches the upstream at its pace', async () => {
-    // Over 3072 px: each call sends it scaled, which takes a while. Made after the first turn, that work would delay
-    // the first call only, and the second would follow it by less than the route's 500 ms.
-    const large = dataUri(await halvesPng(4000, 3000, [200, 40, 40], [40, 40, 200]));
+  it('scales the inputs once for the n calls, before the first turn, so each call reaches the upstream at its pace', async () => {
+    // Three photo-sized inputs over 3072 px: each call sends them scaled, which takes a few hundred ms. Made after the
+    // first turn, that work would delay the first call only, and the second would follow it by far less than the
+    // route's 500 ms. Gaps are measured from each request's headers, so body transfer does not count.
+    const large = await Promise.all(
+      [1, 2, 3].map(async (seed) => dataUri(await noisyJpeg(4000, 3000, seed), 'image/jpeg')),
+    );
     dashscope.options.rateLimitPerSecond = 3;
-    const response = await edit('x-image-edit-plus', { n: 3, seed: 11 }, [large]);
+    const response = await edit('x-image-edit-plus', { n: 3, seed: 11 }, large);
     expect(response.status).toBe(200);
     expect(dashscope.calls.map((call) => call.status)).toEqual([200, 200, 200]);
-    expect(dashscope.calls.map((call) => [call.images[0].width, call.images[0].height])).toEqual(
-      Array(3).fill([3072, 2304]),
+    expect(dashscope.calls.map((call) => call.images.map((image) => [image.width, image.height]))).toEqual(
+      Array(3).fill(Array(3).fill([3072, 2304])),
     );
-    const starts = dashscope.calls.map((call) => call.at);
+    const starts = dashscope.calls.map((call) => call.at).sort((a, b) => a - b);
     const gaps = starts.slice(1).map((at, i) => at - starts[i]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(450);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(400);
   });
 });

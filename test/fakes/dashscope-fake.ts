@@ -98,6 +98,7 @@ export interface DashScopeCall {
   /** Inputs in request order, filled once the request passed the key check, scripted failures and shape checks. */
   images: ReceivedImage[];
   parameters: Record<string, unknown>;
+  /** When the request's headers arrived (epoch ms): a multi-MB body's transfer time does not shift it. */
   at: number;
   /** The request_id answered. */
   requestId: string;
@@ -238,6 +239,7 @@ export class DashScopeFake {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path.startsWith('/files/')) {
       req.resume();
@@ -260,7 +262,7 @@ export class DashScopeFake {
       imageCount: 0,
       images: [],
       parameters: {},
-      at: Date.now(),
+      at: arrivedAt,
       requestId: requestId(),
     };
     this.calls.push(call);

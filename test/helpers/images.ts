@@ -18,17 +18,24 @@ export async function halvesPng(width: number, height: number, left: Rgb, right:
     .toBuffer();
 }
 
-/** A colourful, textured image: exercises blur, grayscale and colour operations on real variation. */
-export function noisyPng(width: number, height: number, seed = 1): Promise<Buffer> {
+function noise(width: number, height: number, seed: number): sharp.Sharp {
   const pixels = Buffer.alloc(width * height * 3);
   let state = seed;
   for (let i = 0; i < pixels.length; i++) {
     state = (state * 1103515245 + 12345) & 0x7fffffff;
     pixels[i] = (state >> 16) & 0xff;
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } })
-    .png()
-    .toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } });
+}
+
+/** A colourful, textured image: exercises blur, grayscale and colour operations on real variation. */
+export function noisyPng(width: number, height: number, seed = 1): Promise<Buffer> {
+  return noise(width, height, seed).png().toBuffer();
+}
+
+/** Noise as a JPEG: a large photo-sized input that takes real work to decode and scale. */
+export function noisyJpeg(width: number, height: number, seed = 1): Promise<Buffer> {
+  return noise(width, height, seed).jpeg({ quality: 60 }).toBuffer();
 }
 
 export interface Pixels {
