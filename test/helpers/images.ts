@@ -18,7 +18,7 @@ export async function halvesPng(width: number, height: number, left: Rgb, right:
     .toBuffer();
 }
 
-function noise(width: number, height: number, seed: number): sharp.Sharp {
+function noise(width: number, height: number, seed: number): ReturnType<typeof sharp> {
   const pixels = Buffer.alloc(width * height * 3);
   let state = seed;
   for (let i = 0; i < pixels.length; i++) {
