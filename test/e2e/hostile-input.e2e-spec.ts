@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { consoleClient } from '../helpers/console';
-import { RunningApi, startApi, testEnv } from '../helpers/gateway';
+import { createApplication, RunningApi, startApi, testEnv } from '../helpers/gateway';
 
 /** What a raw HTTP exchange answered: status, headers as text, body, and whether the api closed the connection. */
 interface RawAnswer {
@@ -88,8 +88,10 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     });
     expect(form.status).toBe(400);
     expect((await form.json()).error).toMatchObject({ code: 'InvalidParameter', param: 'Content-Type' });
+    // A /v1 caller is authenticated first (before any body): with a valid key, the content type is what fails.
+    const { apiKey } = await createApplication(api, 'form-sender');
     for (const type of ['text/plain', 'multipart/form-data; boundary=x']) {
-      const answer = await post('/v1/embeddings', '--x--', { 'content-type': type });
+      const answer = await post('/v1/embeddings', '--x--', { 'content-type': type, authorization: `Bearer ${apiKey}` });
       expect(answer.status).toBe(400);
       expect(envelopeOf(answer.text).param).toBe('Content-Type');
     }
@@ -174,5 +176,42 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     );
     expect(answer.status).toBe(400);
     expect(envelopeOf(answer.body)).toMatchObject({ code: 'InvalidParameter', param: 'x-csrf-token' });
+  });
+
+  describe('a /v1 caller that is not allowed is refused before its body is read', () => {
+    const BIG = 45 * 1024 * 1024;
+    let apiKey: string;
+
+    beforeAll(async () => {
+      ({ apiKey } = await createApplication(api, 'whitelisted', { ipWhitelist: ['203.0.113.7'] }));
+    });
+
+    /** Headers announcing a 45 MB body that never comes: only an answer before the body beats the 408. */
+    function announce(path: string, headers: string): Promise<RawAnswer> {
+      return rawHttp(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headers}Content-Length: ${BIG}\r\n\r\n`,
+      );
+    }
+
+    const callers: [string, () => string, number, string][] = [
+      ['no Authorization', () => '', 401, 'MissingAuthorization'],
+      ['a key that does not exist', () => `Authorization: Bearer sk-${'x'.repeat(48)}\r\n`, 401, 'InvalidApiKey'],
+      [
+        'a signature from an unknown App ID',
+        () =>
+          `X-App-Id: app_${'A'.repeat(22)}\r\nX-Timestamp: ${Math.floor(Date.now() / 1000)}\r\n` +
+          'X-Nonce: nonce-0001\r\nX-Signature: c2lnbmF0dXJl\r\n',
+        401,
+        'InvalidSignature',
+      ],
+      ['a real key from outside its whitelist', () => `Authorization: Bearer ${apiKey}\r\n`, 403, 'IpNotAllowed'],
+    ];
+
+    it.each(callers)('%s: answered at once, and the connection closed', async (_caller, headers, status, code) => {
+      for (const path of ['/v1/images/edits', '/v1/embeddings', '/v1/chat/completions']) {
+        const answer = await announce(path, headers());
+        expect([path, answer.status, envelopeOf(answer.body).code, answer.closed]).toEqual([path, status, code, true]);
+      }
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
+import { ApiAuthenticator } from '@gateway/tenancy';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,6 +10,7 @@ import { findConsoleBuild, serveConsole } from './console/static/console-static'
 import { answerClientError, answerFrameworkError } from './http/framework-errors';
 import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
+import { installApiAuthHook } from './http/api-auth-hook';
 import { createValidationPipe } from './http/validation';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
@@ -41,6 +43,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   await app.register(fastifyCookie);
   await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
+  // After the request hooks: a refusal still gets its X-Request-Id, timing and log line.
+  installApiAuthHook(app.getHttpAdapter().getInstance(), app.get(ApiAuthenticator));
   app.useGlobalPipes(createValidationPipe());
   // Exit 0 once closed, rather than raising the signal again (which main.ts's deadline would take for a second one):
   // the exit code then tells a clean shutdown from a forced one (FORCED_SHUTDOWN_EXIT_CODE).

@@ -5,6 +5,7 @@ export * from './credentials/secret-key-resealer';
 export * from './credentials/credentials.module';
 export * from './auth/principal';
 export * from './auth/api-key-auth.service';
+export * from './auth/api-authenticator';
 export * from './auth/api-auth.guard';
 export * from './auth/signature-auth.service';
 export * from './auth/principal.decorator';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiAuthGuard } from './auth/api-auth.guard';
+import { ApiAuthenticator } from './auth/api-authenticator';
 import { ApiKeyAuthService } from './auth/api-key-auth.service';
 import { SignatureAuthService } from './auth/signature-auth.service';
 import { CredentialsModule } from './credentials/credentials.module';
@@ -7,7 +8,7 @@ import { LimitsService } from './limits/limits.service';
 
 @Module({
   imports: [CredentialsModule],
-  providers: [ApiKeyAuthService, SignatureAuthService, ApiAuthGuard, LimitsService],
-  exports: [ApiKeyAuthService, SignatureAuthService, ApiAuthGuard, CredentialsModule, LimitsService],
+  providers: [ApiKeyAuthService, SignatureAuthService, ApiAuthenticator, ApiAuthGuard, LimitsService],
+  exports: [ApiKeyAuthService, SignatureAuthService, ApiAuthenticator, ApiAuthGuard, CredentialsModule, LimitsService],
 })
 export class TenancyModule {}

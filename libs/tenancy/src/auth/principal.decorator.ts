@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { AuthenticatedRequest } from './api-auth.guard';
+import type { AuthenticatedRequest } from './api-authenticator';
 
 /** The authenticated caller of a /v1 route. */
 export const CurrentPrincipal = createParamDecorator(

@@ -39,6 +39,16 @@ export function sign(secretKey: string, text: string): string {
 
 type Signer = { principal: Principal; secretKey: string } | { missing: true };
 
+/** A signed request's application and headers, checked as far as they can be without the body. */
+export interface SignedCaller {
+  principal: Principal;
+  secretKey: string;
+  appId: string;
+  timestamp: string;
+  nonce: string;
+  signature: string;
+}
+
 /**
  * "Advanced authentication": App ID + Secret Key HMAC signatures as an alternative to Bearer keys.
  * ±300 s around the server clock, each nonce accepted once (kept in Redis for the whole window), constant-time comparison.
@@ -66,7 +76,8 @@ export class SignatureAuthService {
     });
   }
 
-  async authenticate(request: SignedRequest): Promise<Principal> {
+  /** Every check that needs no body: headers, clock skew and the application. Then verify() once the body is read. */
+  async identify(request: SignedRequest): Promise<SignedCaller> {
     const appId = header(request, 'x-app-id');
     const timestamp = header(request, 'x-timestamp');
     const nonce = header(request, 'x-nonce');
@@ -88,8 +99,14 @@ export class SignatureAuthService {
     if (!/^app_[0-9A-Za-z]{22}$/.test(appId)) throw invalid();
     const signer = await fetchAuthEntry(this.signers, appId);
     if ('missing' in signer) throw invalid();
+    return { ...signer, appId, timestamp, nonce, signature };
+  }
+
+  /** The signature over the body, then the nonce spent: the caller identify() found is now authenticated. */
+  async verify(request: SignedRequest, caller: SignedCaller): Promise<Principal> {
+    const { secretKey, appId, timestamp, nonce, signature } = caller;
     const expected = Buffer.from(
-      sign(signer.secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)),
+      sign(secretKey, signingString(request.method, request.url, timestamp, nonce, request.rawBody)),
       'base64',
     );
     const given = Buffer.from(signature, 'base64');
@@ -98,7 +115,11 @@ export class SignatureAuthService {
     const fresh = await this.redis.set(this.keys.nonce(appId, nonce), '1', 'EX', 2 * SIGNATURE_WINDOW_SECONDS, 'NX');
     if (fresh !== 'OK')
       throw new GatewayError('InvalidSignature', 'this X-Nonce was already used; send a new one with every request');
-    return signer.principal;
+    return caller.principal;
+  }
+
+  async authenticate(request: SignedRequest): Promise<Principal> {
+    return this.verify(request, await this.identify(request));
   }
 }
 
