@@ -14,9 +14,13 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
   let api: RunningApi;
   let port: number;
 
+  /** A caller with a valid key: its body is read, so what is wrong with the body is what answers. */
+  let bearer: Record<string, string>;
+
   beforeAll(async () => {
     api = await startApi(testEnv({ BODY_TIMEOUT_MS: 1000 }));
     port = Number(new URL(api.url).port);
+    bearer = { authorization: `Bearer ${(await createApplication(api, 'body-sender')).apiKey}` };
   });
 
   afterAll(async () => {
@@ -62,7 +66,7 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
   it('refuses a body nested deeper than 64 levels with 400 before parsing it, however deep', async () => {
     for (const depth of [65, 3000, 2_000_000]) {
       const deep = '['.repeat(depth) + ']'.repeat(depth);
-      const answer = await post('/console/api/auth/login', deep);
+      const answer = await post('/v1/embeddings', deep, bearer);
       expect(answer.status).toBe(400);
       expect(envelopeOf(answer.text)).toMatchObject({ code: 'InvalidParameter' });
       expect(envelopeOf(answer.text).message).toContain('deeper than 64');
@@ -89,9 +93,8 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     expect(form.status).toBe(400);
     expect((await form.json()).error).toMatchObject({ code: 'InvalidParameter', param: 'Content-Type' });
     // A /v1 caller is authenticated first (before any body): with a valid key, the content type is what fails.
-    const { apiKey } = await createApplication(api, 'form-sender');
     for (const type of ['text/plain', 'multipart/form-data; boundary=x']) {
-      const answer = await post('/v1/embeddings', '--x--', { 'content-type': type, authorization: `Bearer ${apiKey}` });
+      const answer = await post('/v1/embeddings', '--x--', { ...bearer, 'content-type': type });
       expect(answer.status).toBe(400);
       expect(envelopeOf(answer.text).param).toBe('Content-Type');
     }
@@ -99,7 +102,7 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
 
   it('cuts an unknown key to 100 characters when naming it, instead of echoing megabytes', async () => {
     const key = 'k'.repeat(1_000_000);
-    const answer = await post('/console/api/auth/login', `{"email":"a@example.com","password":"x","${key}":1}`);
+    const answer = await post('/v1/embeddings', `{"model":"text-embedding-v4","input":"x","${key}":1}`, bearer);
     expect(answer.status).toBe(400);
     expect(envelopeOf(answer.text).param).toBe(`${'k'.repeat(100)}…`);
     expect(answer.text.length).toBeLessThan(1000);
@@ -176,6 +179,23 @@ describe('Hostile input is refused at the HTTP layer, in the error envelope', ()
     );
     expect(answer.status).toBe(400);
     expect(envelopeOf(answer.body)).toMatchObject({ code: 'InvalidParameter', param: 'x-csrf-token' });
+  });
+
+  it('holds sign-in and sign-up to 16 KB and the rest of the console to 64 KB, with 413 in the envelope', async () => {
+    const { register } = consoleClient(api.url);
+    const user = await register('limits@example.com');
+    const over = (bytes: number) => JSON.stringify({ email: 'a@example.com', password: 'p'.repeat(bytes) });
+    for (const path of ['/console/api/auth/login', '/console/api/auth/register']) {
+      const answer = await post(path, over(17 * 1024));
+      expect([path, answer.status, envelopeOf(answer.text).code]).toEqual([path, 413, 'PayloadTooLarge']);
+    }
+    const application = await fetch(`${api.url}/console/api/applications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: user.cookie, 'x-csrf-token': user.csrf },
+      body: JSON.stringify({ name: 'big', description: 'd'.repeat(65 * 1024) }),
+    });
+    expect(application.status).toBe(413);
+    expect((await application.json()).error.code).toBe('PayloadTooLarge');
   });
 
   describe('a /v1 caller that is not allowed is refused before its body is read', () => {

@@ -1,5 +1,4 @@
 import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
-import { ENDPOINTS } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
 import { ApiAuthenticator } from '@gateway/tenancy';
 import fastifyCookie from '@fastify/cookie';
@@ -7,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ApiModule } from './api.module';
 import { findConsoleBuild, serveConsole } from './console/static/console-static';
+import { routeBodyLimit } from './http/body-limits';
 import { answerClientError, answerFrameworkError } from './http/framework-errors';
 import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
@@ -30,9 +30,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
-  // Image edits carry up to three 10 MB images as base64; every other route keeps the small default.
   adapter.getInstance().addHook('onRoute', (route) => {
-    if (route.url === ENDPOINTS.imageEdit.path) route.bodyLimit = config.IMAGE_BODY_LIMIT_BYTES;
+    route.bodyLimit = routeBodyLimit(route.url, config) ?? route.bodyLimit;
   });
   installJsonParser(adapter.getInstance(), config.BODY_TIMEOUT_MS);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
