@@ -243,8 +243,8 @@ function watchMemory(pids: Map<string, number>): { stop(): { api: number; worker
 }
 
 /** prom-client's event-loop delay figures (reset by every scrape) and the held callers the api counts. */
-async function scrape(apiUrl: string): Promise<MetricsSample> {
-  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+async function scrape(metricsUrl: string): Promise<MetricsSample> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
     at: Date.now(),
@@ -255,13 +255,13 @@ async function scrape(apiUrl: string): Promise<MetricsSample> {
 }
 
 /** Scrapes every METRICS_EVERY_MS until stopped; a scrape that fails is left out. */
-function watchMetrics(apiUrl: string): { stop(): Promise<MetricsSample[]> } {
+function watchMetrics(metricsUrl: string): { stop(): Promise<MetricsSample[]> } {
   const samples: MetricsSample[] = [];
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       await sleep(METRICS_EVERY_MS);
-      const sample = await scrape(apiUrl).catch(() => undefined);
+      const sample = await scrape(metricsUrl).catch(() => undefined);
       if (sample) samples.push(sample);
     }
   })();
@@ -450,6 +450,7 @@ async function main(): Promise<void> {
   const opts = options();
   const apiUrl = env('BENCH_API_URL', COMMAND);
   const apiKey = env('BENCH_API_KEY', COMMAND);
+  const metricsUrl = env('BENCH_API_METRICS_URL', COMMAND);
   const pids = servicePids();
   if (!pids.get('api')) throw new Error(`BENCH_PIDS names no api: run this through \`${COMMAND}\``);
   const timeoutMs = syncTimeoutMs() + 5000;
@@ -462,13 +463,13 @@ async function main(): Promise<void> {
   await warmUp(opts, new URL(apiUrl), apiKey, timeoutMs);
   const health = watchHealth(apiUrl);
   await sleep(IDLE_PROBE_MS);
-  await scrape(apiUrl);
+  await scrape(metricsUrl);
   const ownLag = monitorEventLoopDelay({ resolution: 10 });
   ownLag.enable();
   const before = rssMb(pids.get('api')!);
   const cpuBefore = cpuSeconds(pids.get('api')!);
   const memory = watchMemory(pids);
-  const metrics = watchMetrics(apiUrl);
+  const metrics = watchMetrics(metricsUrl);
   const start = Date.now();
 
   const sent = await openAll(opts.requests, opts, new URL(apiUrl), apiKey, timeoutMs);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 
 const API = process.env.BENCH_API_URL!;
+const API_METRICS = process.env.BENCH_API_METRICS_URL!;
 const KEY = process.env.BENCH_API_KEY!;
 const PIDS = Object.fromEntries(
   (process.env.BENCH_PIDS ?? '')
@@ -63,7 +64,7 @@ async function sampleMemory(stop: { done: boolean }, peaks: Record<string, numbe
 
 /** prom-client resets its event-loop delay histogram on every scrape: read once before a round, once after. */
 async function eventLoopLag(): Promise<{ max: number; p99: number }> {
-  const text = await (await fetch(`${API}/metrics`)).text();
+  const text = await (await fetch(`${API_METRICS}/metrics`)).text();
   const value = (name: string) =>
     Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
   return { max: value('nodejs_eventloop_lag_max_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds') };

@@ -447,7 +447,7 @@ async function main(): Promise<void> {
     authorization: `Bearer ${env('BENCH_API_KEY')}`,
   };
   const peer = peerTarget(upstreamUrl);
-  const apiMetrics = `${apiUrl}/metrics`;
+  const apiMetrics = `${env('BENCH_API_METRICS_URL')}/metrics`;
   const workerMetrics = `${env('BENCH_WORKER_URL')}/metrics`;
   const mongo = await MongoClient.connect(env('BENCH_MONGODB_URI'));
   try {

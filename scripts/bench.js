@@ -82,9 +82,8 @@ async function main() {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const logFile = (what) => path.join(tmpDir, `${what}.log`);
   fs.chmodSync(tmpDir, 0o711);
-  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, peerPort, ...workerPorts] = await distinctFreePorts(
-    6 + setup.workers,
-  );
+  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, metricsPort, peerPort, ...workerPorts] =
+    await distinctFreePorts(7 + setup.workers);
   const [workerPort] = workerPorts;
   services.log(`temp dir ${tmpDir}`);
 
@@ -113,6 +112,8 @@ async function main() {
     MASTER_KEY: crypto.randomBytes(32).toString('hex'),
     API_HOST: '127.0.0.1',
     API_PORT: String(apiPort),
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: String(metricsPort),
     WORKER_HOST: '127.0.0.1',
     WORKER_PORT: String(workerPort),
     LOG_LEVEL: logLevel,
@@ -138,7 +139,7 @@ async function main() {
     return { what, port, child };
   });
   await Promise.all([
-    services.waitFor(() => isReady(apiPort), `api on port ${apiPort}`, api, READY_TIMEOUT_MS),
+    services.waitFor(() => isReady(metricsPort), `api on port ${apiPort}`, api, READY_TIMEOUT_MS),
     ...workers.map(({ what, port, child }) =>
       services.waitFor(
         () => isReady(port),
@@ -151,7 +152,7 @@ async function main() {
       services.waitFor(() => isReady(peerPort, '/'), `${peer} on port ${peerPort}`, peerProcess, READY_TIMEOUT_MS),
   ]);
   services.log(
-    `api ${apiPort}, ${workers.length === 1 ? 'worker' : `${workers.length} workers from`} ${workerPort}, ` +
+    `api ${apiPort} (metrics ${metricsPort}), ${workers.length === 1 ? 'worker' : `${workers.length} workers from`} ${workerPort}, ` +
       `redis ${redisPort}, ferretdb ${mongoPort}, fake upstream ${fake.baseUrl}` +
       (peer ? `, ${peer} ${peerPort}` : ''),
   );
@@ -165,6 +166,7 @@ async function main() {
   const code = await runBench(bench.file, extraArgs, setup.fdLimit, {
     ...process.env,
     BENCH_API_URL: `http://127.0.0.1:${apiPort}`,
+    BENCH_API_METRICS_URL: `http://127.0.0.1:${metricsPort}`,
     BENCH_WORKER_URL: `http://127.0.0.1:${workerPort}`,
     BENCH_UPSTREAM_URL: fake.baseUrl,
     BENCH_API_KEY: app.apiKey,

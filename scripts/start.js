@@ -54,6 +54,10 @@ async function main() {
   );
   const port = env.API_PORT || DEFAULT_PORTS.api;
   services.log(`api on http://127.0.0.1:${port}, one worker; logs are JSON on stdout`);
+  services.log(
+    `/metrics and /health/ready: api on http://${env.METRICS_HOST || '127.0.0.1'}:${env.METRICS_PORT || DEFAULT_PORTS.metrics}, ` +
+      `worker on http://${env.WORKER_HOST || '127.0.0.1'}:${env.WORKER_PORT || DEFAULT_PORTS.worker}`,
+  );
   services.log(`console: http://127.0.0.1:${port}/console (the first account registered becomes the operator)`);
   services.log('create an application and its API key with:  npm run gw -- apps:create --name demo');
   services.log(

@@ -47,6 +47,8 @@ interface GatewayProcess {
   role: Role;
   index: number;
   port: number;
+  /** Where /health/ready answers: the api's METRICS_PORT, the worker's own port. */
+  readyPort: number;
   logFile: string;
   child?: ChildProcess;
 }
@@ -91,7 +93,8 @@ export class ChaosDeployment {
   }
 
   async start(): Promise<void> {
-    const [redisPort, mongoPort, postgresPort, api0, api1, worker0, worker1] = await distinctFreePorts(7);
+    const [redisPort, mongoPort, postgresPort, api0, api1, worker0, worker1, metrics0, metrics1] =
+      await distinctFreePorts(9);
     this.redisPort = redisPort;
     this.mongoPort = mongoPort;
     this.redis = this.track(await this.startRedis());
@@ -134,8 +137,9 @@ export class ChaosDeployment {
       WORKER_HOST: '127.0.0.1',
       ...Object.fromEntries(Object.entries(this.options.settings).map(([name, value]) => [name, String(value)])),
     });
-    this.apis = [api0, api1].map((port, index) => this.gatewayProcess('api', index, port));
-    this.workers = [worker0, worker1].map((port, index) => this.gatewayProcess('worker', index, port));
+    const metricsPorts = [metrics0, metrics1];
+    this.apis = [api0, api1].map((port, index) => this.gatewayProcess('api', index, port, metricsPorts[index]));
+    this.workers = [worker0, worker1].map((port, index) => this.gatewayProcess('worker', index, port, port));
     await Promise.all([...this.apis, ...this.workers].map((process) => this.launch(process)));
   }
 
@@ -208,8 +212,8 @@ export class ChaosDeployment {
     await Promise.all([...this.children].map((child) => stopChild(child, 'SIGKILL')));
   }
 
-  private gatewayProcess(role: Role, index: number, port: number): GatewayProcess {
-    return { role, index, port, logFile: path.join(this.logsDir, `${role}-${index + 1}.log`) };
+  private gatewayProcess(role: Role, index: number, port: number, readyPort: number): GatewayProcess {
+    return { role, index, port, readyPort, logFile: path.join(this.logsDir, `${role}-${index + 1}.log`) };
   }
 
   /** Starts a gateway process and waits until its /health/ready answers 200. */
@@ -222,13 +226,18 @@ export class ChaosDeployment {
     const out = fs.openSync(target.logFile, 'a');
     const child = spawn(process.execPath, [ENTRY_POINTS[target.role]], {
       cwd: ROOT,
-      env: { ...this.env, [target.role === 'api' ? 'API_PORT' : 'WORKER_PORT']: String(target.port) },
+      env: {
+        ...this.env,
+        ...(target.role === 'api'
+          ? { API_PORT: String(target.port), METRICS_PORT: String(target.readyPort) }
+          : { WORKER_PORT: String(target.port) }),
+      },
       stdio: ['ignore', out, out],
     });
     fs.closeSync(out);
     target.child = this.track(child);
     await services.waitFor(
-      () => isReady(target.port),
+      () => isReady(target.readyPort),
       `${name} on port ${target.port} (log: ${target.logFile})`,
       child,
       this.options.readyTimeoutMs ?? 60_000,
@@ -287,7 +296,7 @@ function delay(ms: number): Promise<void> {
 /** This process's environment without what would route or store the gateway's data elsewhere. */
 function inheritedEnv(): Record<string, string> {
   const dropped =
-    /^(UPSTREAM_|TEST_|BENCH_)|^(MODELS_CONFIG|INSTANCE_ID|REDIS_PREFIX|QUEUE_PREFIX|API_PORT|WORKER_PORT)$/;
+    /^(UPSTREAM_|TEST_|BENCH_)|^(MODELS_CONFIG|INSTANCE_ID|REDIS_PREFIX|QUEUE_PREFIX|API_PORT|METRICS_PORT|WORKER_PORT)$/;
   return Object.fromEntries(
     Object.entries(process.env).filter((entry): entry is [string, string] => !dropped.test(entry[0]) && !!entry[1]),
   );

@@ -46,8 +46,8 @@ describe('authentication during a MongoDB outage', () => {
   });
 
   it('reports itself not ready, 503 with what is down, while the database is away', async () => {
-    const ready = await getJson(`${api.url}/health/ready`);
+    const ready = await getJson(`${api.metricsUrl}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(ready.body.error).toMatchObject({ code: 'NotReady', message: expect.stringContaining('mongodb') });
+    expect(ready.body).toMatchObject({ status: 'error', error: { mongodb: { status: 'down' } } });
   });
 });

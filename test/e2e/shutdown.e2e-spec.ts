@@ -33,17 +33,19 @@ interface GatewayProcess {
 
 /** An api or a worker from the build, as a deployment runs it, once it answers its readiness check. */
 async function startProcess(app: 'api' | 'worker', env: EnvSource): Promise<GatewayProcess> {
-  const port = await services.freePort();
+  const [port, metricsPort] = [await services.freePort(), await services.freePort()];
   const url = `http://127.0.0.1:${port}`;
+  // The worker's one listener is its operations listener; the api's is METRICS_PORT.
+  const readyUrl = `http://127.0.0.1:${app === 'api' ? metricsPort : port}/health/ready`;
   const child = spawn(process.execPath, [ENTRY_POINTS[app]], {
-    env: processEnv({ ...env, API_PORT: port, WORKER_PORT: port }),
+    env: processEnv({ ...env, API_PORT: port, METRICS_PORT: metricsPort, WORKER_PORT: port }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // Kept, not shown: with Redis killed, ioredis reports every failed reconnection there.
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = async () => (await fetch(`${url}/health/ready`).catch(() => undefined))?.ok === true;
+  const ready = async () => (await fetch(readyUrl).catch(() => undefined))?.ok === true;
   await waitUntil(async () => child.exitCode !== null || (await ready()), `the ${app} to be ready`, 30_000);
   if (child.exitCode !== null)
     throw new Error(`the ${app} exited with code ${child.exitCode} while starting: ${stderr}`);

@@ -1,3 +1,4 @@
+import { OperationsListener } from '@gateway/metrics';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import {
   createApplication,
@@ -121,11 +122,21 @@ describe('tasks, sync timeout and operations endpoints', () => {
     expect(response.body.error.code).toBe('NotFound');
   });
 
-  it('serves health and metrics on the api and the worker', async () => {
-    expect((await getJson(`${api.url}/health/live`)).body.status).toBe('ok');
-    const ready = await getJson(`${api.url}/health/ready`);
+  it('refuses /metrics and /health/ready on the public port with a 404 envelope, and keeps /health/live there', async () => {
+    for (const path of ['/metrics', '/health/ready']) {
+      const response = await getJson(`${api.url}${path}`);
+      expect(response.status).toBe(404);
+      expect(response.body.error).toMatchObject({ code: 'NotFound', type: 'invalid_request_error' });
+      expect(response.body.request_id).toMatch(/^req_/);
+    }
+    expect(await getJson(`${api.url}/health/live`)).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('serves metrics and readiness on the operations listeners of the api and the worker', async () => {
+    const ready = await getJson(`${api.metricsUrl}/health/ready`);
+    expect(ready.status).toBe(200);
     expect(ready.body.info).toMatchObject({ mongodb: { status: 'up' }, redis: { status: 'up' } });
-    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    const metrics = await (await fetch(`${api.metricsUrl}/metrics`)).text();
     expect(
       metricValue(metrics, 'gateway_http_requests_total', {
         route: '/v1/embeddings',
@@ -136,8 +147,7 @@ describe('tasks, sync timeout and operations endpoints', () => {
     expect(metricValue(metrics, 'gateway_queue_jobs', { queue: 'embeddings', state: 'waiting' })).toBe(0);
     expect(metricValue(metrics, 'gateway_overhead_seconds_count', { route: '/v1/embeddings' })).toBeGreaterThan(0);
 
-    await worker.app.listen(0, '127.0.0.1');
-    const workerUrl = (await worker.app.getUrl()).replace('[::1]', '127.0.0.1');
+    const workerUrl = await worker.app.get(OperationsListener).listen(0, '127.0.0.1');
     expect((await getJson(`${workerUrl}/health/ready`)).status).toBe(200);
     const workerMetrics = await (await fetch(`${workerUrl}/metrics`)).text();
     const succeeded = {

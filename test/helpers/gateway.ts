@@ -1,4 +1,5 @@
 import { AppConfig, EnvSource, loadConfig, randomBase62 } from '@gateway/common';
+import { OperationsListener } from '@gateway/metrics';
 import { ApplicationInput, CredentialsService, IssuedCredentials } from '@gateway/tenancy';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -40,6 +41,8 @@ export function testEnv(overrides: EnvSource = {}): EnvSource {
 export interface RunningApi {
   app: NestFastifyApplication;
   url: string;
+  /** The operations listener's: /metrics and /health/ready. */
+  metricsUrl: string;
   config: AppConfig;
   close(): Promise<void>;
 }
@@ -49,7 +52,8 @@ export async function startApi(env: EnvSource): Promise<RunningApi> {
   const app = await createApiApp(config);
   await app.listen(0, '127.0.0.1');
   const url = await app.getUrl();
-  return { app, url: url.replace('[::1]', '127.0.0.1'), config, close: () => app.close() };
+  const metricsUrl = await app.get(OperationsListener).listen(0, '127.0.0.1');
+  return { app, url: url.replace('[::1]', '127.0.0.1'), metricsUrl, config, close: () => app.close() };
 }
 
 export interface RunningWorker {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { armShutdownDeadline, loadConfig, LOGGER, watchShutdownSteps } from '@gateway/common';
+import { OperationsListener } from '@gateway/metrics';
 import { Logger } from 'pino';
 import { createApiApp } from './bootstrap';
 
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
     stillClosing: watchShutdownSteps(app),
   });
   await app.listen(config.API_PORT, config.API_HOST);
+  // /metrics and /health/ready: never on the public port (docs/operations.md).
+  await app.get(OperationsListener).listen(config.METRICS_PORT, config.METRICS_HOST);
 }
 
 main().catch((error) => {

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WorkerModule } from './worker.module';
 
-/** Builds the worker: BullMQ processors plus a small HTTP server for /health and /metrics. */
+/** Builds the worker: BullMQ processors; main.ts starts its operations listener (/health, /metrics) on WORKER_PORT. */
 export async function createWorkerApp(config: AppConfig): Promise<NestFastifyApplication> {
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   for (const warning of config.startupWarnings) logger.warn(warning);

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { armShutdownDeadline, loadConfig, LOGGER, watchShutdownSteps } from '@gateway/common';
+import { OperationsListener } from '@gateway/metrics';
 import { Logger } from 'pino';
 import { createWorkerApp } from './bootstrap';
 
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
     logger: app.get<Logger>(LOGGER),
     stillClosing: watchShutdownSteps(app),
   });
-  await app.listen(config.WORKER_PORT, config.WORKER_HOST);
+  // The worker has no public surface: its one listener is the operations listener, as the api's METRICS_PORT.
+  await app.init();
+  await app.get(OperationsListener).listen(config.WORKER_PORT, config.WORKER_HOST);
 }
 
 main().catch((error) => {

@@ -48,4 +48,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ MASTER_KEY, WORKER_QUEUES: 'chat,embeddings' }).workerQueues).toEqual(['chat', 'embeddings']);
     expect(loadConfig({ MASTER_KEY }).workerQueues).toBe('all');
   });
+
+  it('keeps /metrics and /health/ready off the public port: METRICS_PORT on 127.0.0.1, never API_PORT', () => {
+    const config = loadConfig({ MASTER_KEY });
+    expect([config.METRICS_HOST, config.METRICS_PORT]).toEqual(['127.0.0.1', 3003]);
+    expect(() => loadConfig({ MASTER_KEY, API_PORT: 8080, METRICS_PORT: 8080 })).toThrow(
+      /METRICS_PORT must differ from API_PORT \(8080\)/,
+    );
+    expect(loadConfig({ MASTER_KEY, API_PORT: 0, METRICS_PORT: 0 }).METRICS_PORT).toBe(0);
+  });
 });

@@ -38,8 +38,13 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   const config = plainToInstance(AppConfig, source, { excludeExtraneousValues: false });
   const errors = validateSync(config, { whitelist: false });
   const masterKeys = readMasterKeys(config.MASTER_KEYS, config.MASTER_KEY);
-  if (errors.length > 0 || masterKeys.problems.length > 0) {
-    const problems = [...errors.flatMap((e) => Object.values(e.constraints ?? {})), ...masterKeys.problems];
+  const listeners = listenerProblems(config);
+  if (errors.length > 0 || masterKeys.problems.length > 0 || listeners.length > 0) {
+    const problems = [
+      ...errors.flatMap((e) => Object.values(e.constraints ?? {})),
+      ...masterKeys.problems,
+      ...listeners,
+    ];
     throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   config.upstreams = readUpstreams(source);
@@ -47,6 +52,13 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   config.MASTER_KEY = masterKeys.keys[0];
   config.startupWarnings = warnings;
   return config;
+}
+
+/** /metrics and /health/ready must not share the public port (0 picks a free port for each). */
+function listenerProblems(config: Env): string[] {
+  return config.METRICS_PORT !== 0 && config.METRICS_PORT === config.API_PORT
+    ? [`METRICS_PORT must differ from API_PORT (${config.API_PORT}): /metrics and /health/ready are not public`]
+    : [];
 }
 
 function readUpstreams(source: EnvSource): Record<string, UpstreamConfig> {

@@ -25,10 +25,20 @@ export class Env {
   @Max(65535)
   API_PORT = DEFAULT_PORTS.api;
 
+  /** The api's operations listener (/metrics, /health/ready): a private address, never the public port's. */
+  @IsString()
+  METRICS_HOST = '127.0.0.1';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT = DEFAULT_PORTS.metrics;
+
   @IsString()
   WORKER_HOST = '127.0.0.1';
 
-  /** The worker serves /health and /metrics here. */
+  /** The worker's only listener, its operations listener: /metrics, /health/ready, /health/live. */
   @Type(() => Number)
   @IsInt()
   @Min(0)

@@ -1,13 +1,18 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller';
-import { MetricsController } from './metrics.controller';
+import { OperationsListener } from './operations-listener';
 import { QueueDepthCollector } from './queue-depth.collector';
+import { ReadinessCheck } from './readiness-check';
 
-/** /health/live, /health/ready and /metrics, served by the api and by every worker. */
+/**
+ * /health/live on the app's own HTTP server (the api's public port); /metrics and /health/ready on the operations
+ * listener, which main.ts starts (OperationsListener).
+ */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
-  controllers: [HealthController, MetricsController],
-  providers: [QueueDepthCollector],
+  controllers: [HealthController],
+  providers: [QueueDepthCollector, ReadinessCheck, OperationsListener],
+  exports: [OperationsListener],
 })
 export class OperationsModule {}
