@@ -16,6 +16,7 @@ import { ConsoleOperatorsController } from './console/operators/console-operator
 import { ConsoleSessionGuard } from './console/auth/console-session.guard';
 import { ConsoleUsageController } from './console/usage/console-usage.controller';
 import { ErrorEnvelopeFilter } from './http/error.filter';
+import { OpenApiModule } from './openapi/openapi.module';
 import { ChatController } from './v1/chat/chat.controller';
 import { ChatRequestService } from './v1/chat/chat-request.service';
 import { EmbeddingsController } from './v1/embeddings/embeddings.controller';
@@ -55,6 +56,7 @@ export class ApiModule implements OnModuleInit {
         ConsoleModule,
         OperationsModule,
         ImagingModule,
+        OpenApiModule,
       ],
       controllers: [
         EmbeddingsController,

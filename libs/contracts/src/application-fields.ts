@@ -141,3 +141,31 @@ function isHttpUrl(text: string): boolean {
     return false;
   }
 }
+
+/** A field's rule as JSON Schema, for the API's OpenAPI document: the same limits, told to a client in advance. */
+export function applicationFieldSchema(field: ApplicationField): Record<string, unknown> {
+  if (field === 'name') return { type: 'string', minLength: 1, maxLength: TEXT_FIELDS.name, pattern: '\\S' };
+  if (field === 'callback_url')
+    return {
+      type: 'string',
+      maxLength: TEXT_FIELDS.callback_url,
+      description: 'An http or https URL; an empty string removes the callback.',
+    };
+  if (field in TEXT_FIELDS) return { type: 'string', maxLength: TEXT_FIELDS[field as TextField] };
+  if (field in NUMBER_FIELDS) return { type: 'integer', minimum: 0, maximum: NUMBER_FIELDS[field as NumberField] };
+  const list = (maxItems: number, items: Record<string, unknown>) => ({ type: 'array', maxItems, items });
+  switch (field) {
+    case 'type':
+      return { enum: [...APPLICATION_TYPES] };
+    case 'ip_whitelist':
+      return list(MAX_IP_WHITELIST_ENTRIES, {
+        type: 'string',
+        maxLength: MAX_IP_ENTRY_CHARS,
+        description: 'An IPv4 or IPv6 address or CIDR range.',
+      });
+    case 'scope.capabilities':
+      return list(CAPABILITIES.length, { enum: [...CAPABILITIES] });
+    default:
+      return list(MAX_SCOPE_MODELS, { type: 'string', maxLength: 200 });
+  }
+}

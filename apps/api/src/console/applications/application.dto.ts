@@ -9,6 +9,8 @@ import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateNested } fr
 function FollowsRule(field: ApplicationField): PropertyDecorator {
   return ValidateBy({
     name: 'applicationRule',
+    // Read by the OpenAPI document (apps/api/src/openapi/dto-schemas.ts), which states the rule as JSON Schema.
+    constraints: [field],
     validator: {
       validate: (value: unknown) => applicationFieldProblem(field, value) === null,
       defaultMessage: (args) => {

@@ -1,0 +1,268 @@
+import { ErrorCode } from '@gateway/common';
+import { CHAT_REQUEST_SCHEMA } from '../v1/chat/chat-request.schema';
+import { RESPONSES_REQUEST_SCHEMA } from '../v1/responses/responses-request.schema';
+import { JsonSchema } from './response-schemas';
+
+/**
+ * What the routes' code cannot say of itself: each controller method's summary, the schema of what it answers and
+ * the error codes of its own. Paths, methods, status codes, path parameters, DTO request bodies and security come
+ * from the controllers (openapi-document.ts), and a route missing here stops the document from building.
+ */
+export interface OperationDoc {
+  summary: string;
+  tag: 'Embeddings' | 'Chat' | 'Responses' | 'Images' | 'Files' | 'Models' | 'Tasks' | 'Console' | 'Operators' | 'Docs';
+  description?: string;
+  /** The body's schema, for a route that takes `@Body() body: unknown` rather than a DTO class. */
+  requestBody?: JsonSchema;
+  /** Query parameters read from a `@Query()` record rather than a DTO class. */
+  query?: QueryParameter[];
+  /** Components of RESPONSE_SCHEMAS by success status; a route that answers a file gives a media type instead. */
+  success: Record<number, string | { contentType: string; description: string }>;
+  /** A task POST: `X-Async`, `Idempotency-Key`, the 202 of an asynchronous call and the task's limits and errors. */
+  task?: { stream?: string };
+  errors?: ErrorCode[];
+  /** Served without credentials. */
+  public?: true;
+}
+
+export interface QueryParameter {
+  name: string;
+  description: string;
+  schema: JsonSchema;
+}
+
+const DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+const DAY_RANGE: QueryParameter[] = [
+  { name: 'from', description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).', schema: DAY },
+  { name: 'to', description: 'Last UTC day, YYYY-MM-DD (default: today); at most 366 days in all.', schema: DAY },
+];
+const LISTING: QueryParameter[] = [
+  ...DAY_RANGE,
+  { name: 'limit', description: 'Records per page.', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+  {
+    name: 'cursor',
+    description: 'The `next` of the previous page.',
+    schema: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+];
+
+const IMAGE_FILE = {
+  contentType: 'image/png',
+  description: 'The generated image, cacheable until the URL expires.',
+};
+
+export const OPERATION_DOCS: Record<string, OperationDoc> = {
+  'EmbeddingsController.create': {
+    tag: 'Embeddings',
+    summary: 'Create embeddings',
+    description: "OpenAI's Embeddings API: a string, a list of strings, a token list or a list of token lists.",
+    success: { 200: 'EmbeddingsResponse' },
+    task: {},
+  },
+  'ChatController.create': {
+    tag: 'Chat',
+    summary: 'Create a chat completion',
+    description: "OpenAI's Chat Completions API; `stream: true` answers server-sent events.",
+    requestBody: CHAT_REQUEST_SCHEMA,
+    success: { 200: 'ChatCompletion' },
+    task: { stream: 'ChatCompletionStream' },
+  },
+  'ResponsesController.create': {
+    tag: 'Responses',
+    summary: 'Create a response',
+    description: "OpenAI's Responses API, answered by a chat task; `stream: true` answers server-sent events.",
+    requestBody: RESPONSES_REQUEST_SCHEMA,
+    success: { 200: 'ResponseObject' },
+    task: { stream: 'ResponseStream' },
+  },
+  'ResponsesController.get': {
+    tag: 'Responses',
+    summary: 'Retrieve a stored response',
+    success: { 200: 'ResponseObject' },
+    errors: ['NotFound'],
+  },
+  'ImageEditController.create': {
+    tag: 'Images',
+    summary: 'Edit images',
+    description: 'One to three images and a prompt; the answer links each generated image by a signed URL.',
+    success: { 200: 'ImageEditResponse' },
+    task: {},
+    errors: ['InvalidImage'],
+  },
+  'FilesController.download': {
+    tag: 'Files',
+    summary: 'Download a generated image',
+    description: 'The signed URL is the credential: no API key.',
+    query: [
+      { name: 'exp', description: 'Expiry, Unix seconds.', schema: { type: 'string' } },
+      { name: 'sig', description: 'The URL signature.', schema: { type: 'string' } },
+    ],
+    success: { 200: IMAGE_FILE },
+    errors: ['InvalidUrlSignature', 'UrlExpired'],
+    public: true,
+  },
+  'ModelsController.list': { tag: 'Models', summary: 'List models and aliases', success: { 200: 'ModelList' } },
+  'ModelsController.retrieve': {
+    tag: 'Models',
+    summary: 'Retrieve a model',
+    success: { 200: 'Model' },
+    errors: ['NotFound'],
+  },
+  'TasksController.get': {
+    tag: 'Tasks',
+    summary: 'Retrieve a task',
+    description: 'Its state while queued or running; its record, result and `X-Gateway-Route` once final.',
+    success: { 200: 'Task' },
+    errors: ['NotFound'],
+  },
+  'ConsoleAuthController.register': {
+    tag: 'Console',
+    summary: 'Sign up',
+    success: { 201: 'ConsoleSession', 202: 'RegistrationAccepted' },
+    errors: ['WeakPassword', 'AlreadyExists', 'SignupClosed', 'InvalidInvitation', 'RateLimited'],
+    public: true,
+  },
+  'ConsoleAuthController.login': {
+    tag: 'Console',
+    summary: 'Sign in',
+    success: { 200: 'ConsoleSession' },
+    errors: ['InvalidCredentials', 'AccountDisabled', 'RateLimited'],
+    public: true,
+  },
+  'ConsoleAuthController.logout': { tag: 'Console', summary: 'Sign out', success: { 204: '' } },
+  'ConsoleAuthController.me': { tag: 'Console', summary: 'The signed-in user', success: { 200: 'ConsoleSession' } },
+  'ConsoleAuditController.list': {
+    tag: 'Console',
+    summary: 'List audit records',
+    query: [
+      {
+        name: 'app_id',
+        description: 'One application.',
+        schema: { type: 'string', pattern: '^app_[0-9A-Za-z]{1,40}$' },
+      },
+      { name: 'action', description: 'One action, e.g. application.update.', schema: { type: 'string' } },
+      ...LISTING,
+    ],
+    success: { 200: 'AuditPage' },
+  },
+  'ConsoleApplicationsController.list': {
+    tag: 'Console',
+    summary: 'List my applications',
+    success: { 200: 'ApplicationList' },
+  },
+  'ConsoleApplicationsController.create': {
+    tag: 'Console',
+    summary: 'Create an application',
+    success: { 201: 'IssuedApplication' },
+    errors: ['CeilingExceeded'],
+  },
+  'ConsoleApplicationsController.get': {
+    tag: 'Console',
+    summary: 'Retrieve an application',
+    success: { 200: 'Application' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.update': {
+    tag: 'Console',
+    summary: 'Update an application',
+    success: { 200: 'Application' },
+    errors: ['NotFound', 'CeilingExceeded'],
+  },
+  'ConsoleApplicationsController.revoke': {
+    tag: 'Console',
+    summary: 'Revoke an application and its keys',
+    success: { 200: 'Application' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.rotate': {
+    tag: 'Console',
+    summary: 'Rotate the API key',
+    success: { 200: 'Credentials' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.webhooks': {
+    tag: 'Console',
+    summary: 'List webhook delivery attempts',
+    query: LISTING,
+    success: { 200: 'WebhookDeliveryPage' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.tasks': {
+    tag: 'Console',
+    summary: 'List finished tasks',
+    query: LISTING,
+    success: { 200: 'TaskPage' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.billing': {
+    tag: 'Console',
+    summary: 'List billing records',
+    query: LISTING,
+    success: { 200: 'BillingPage' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.redeliver': {
+    tag: 'Console',
+    summary: 'Redeliver a webhook',
+    success: { 202: 'Redelivery' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.resetSecret': {
+    tag: 'Console',
+    summary: 'Reset the Secret Key',
+    success: { 200: 'Credentials' },
+    errors: ['NotFound'],
+  },
+  'ConsoleUsageController.series': {
+    tag: 'Console',
+    summary: 'Usage per day and model',
+    query: DAY_RANGE,
+    success: { 200: 'UsageSeries' },
+    errors: ['NotFound'],
+  },
+  'ConsoleModelsController.list': {
+    tag: 'Console',
+    summary: 'The catalog with prices',
+    success: { 200: 'ConsoleModelList' },
+  },
+  'ConsoleOperatorsController.users': { tag: 'Operators', summary: 'List accounts', success: { 200: 'UserList' } },
+  'ConsoleOperatorsController.updateUser': {
+    tag: 'Operators',
+    summary: 'Disable, enable, change the role or ceilings of an account',
+    success: { 200: 'Account' },
+    errors: ['NotFound'],
+  },
+  'ConsoleOperatorsController.applications': {
+    tag: 'Operators',
+    summary: 'List every application',
+    success: { 200: 'OperatorApplicationList' },
+  },
+  'ConsoleOperatorsController.queueStates': {
+    tag: 'Operators',
+    summary: 'Queue states',
+    success: { 200: 'QueueStates' },
+  },
+  'ConsoleOperatorsController.failedJobs': {
+    tag: 'Operators',
+    summary: "A queue's failed jobs",
+    success: { 200: 'FailedJobs' },
+    errors: ['NotFound'],
+  },
+  'ConsoleOperatorsController.retry': {
+    tag: 'Operators',
+    summary: 'Retry a failed job',
+    success: { 202: 'JobRetry' },
+    errors: ['NotFound'],
+  },
+  'ConsoleOperatorsController.invite': {
+    tag: 'Operators',
+    summary: 'Create a sign-up invitation',
+    success: { 201: 'Invitation' },
+  },
+  'OpenApiController.document': {
+    tag: 'Docs',
+    summary: 'This OpenAPI document',
+    success: { 200: 'OpenApiDocument' },
+    public: true,
+  },
+};

@@ -1,0 +1,217 @@
+/**
+ * The bodies the api answers, as JSON Schema (2020-12, the dialect of OpenAPI 3.1): the components of the OpenAPI
+ * document (openapi-document.ts) that no DTO class describes. The e2e suites check every answer they receive against
+ * them (test/helpers/contract.ts), so a shape written here that the code does not answer fails a test.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const STRING = { type: 'string' } as const;
+const INTEGER = { type: 'integer' } as const;
+const NUMBER = { type: 'number' } as const;
+const BOOLEAN = { type: 'boolean' } as const;
+const UNIX_SECONDS = { type: 'integer', description: 'Unix seconds' } as const;
+const UTC_DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
+
+/** An object whose listed properties are all present; other properties may follow. */
+function object(properties: Record<string, JsonSchema>, optional: string[] = []): JsonSchema {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  };
+}
+
+const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
+
+/** A newest-first console listing: a page of records and the cursor of the next page (null on the last). */
+const page = (item: JsonSchema): JsonSchema => object({ data: arrayOf(item), next: nullable(STRING) });
+
+const TOKEN_USAGE = object({ prompt_tokens: INTEGER, total_tokens: INTEGER }, []);
+
+const ERROR_OBJECT = object(
+  { code: STRING, message: STRING, param: nullable(STRING), type: STRING, details: { type: 'object' } },
+  ['details'],
+);
+
+const CHAT_TOOL_CALL = object({
+  id: STRING,
+  type: { const: 'function' },
+  function: object({ name: STRING, arguments: STRING }),
+});
+
+const APPLICATION = object(
+  {
+    id: STRING,
+    name: STRING,
+    description: STRING,
+    type: STRING,
+    status: STRING,
+    scope: object({ capabilities: arrayOf(STRING), models: arrayOf(STRING) }),
+    daily_call_limit: INTEGER,
+    concurrency_limit: INTEGER,
+    requests_per_minute: INTEGER,
+    token_quota: INTEGER,
+    ip_whitelist: arrayOf(STRING),
+  },
+  ['description', 'type', 'scope', 'daily_call_limit', 'concurrency_limit', 'requests_per_minute', 'token_quota'],
+);
+
+export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
+  ErrorEnvelope: {
+    ...object({ error: ERROR_OBJECT, request_id: STRING }),
+    description:
+      'Every non-2xx answer. `code` fixes the status and `type`; a 504 Timeout adds `task_id`, a 500 UpstreamError raised by the router `provider_ms`.',
+  },
+  TaskAccepted: {
+    ...object({ task_id: { type: 'string', pattern: '^task_[0-9A-Za-z]{22}$' }, status: { const: 'queued' } }),
+    description: '`X-Async: enable`: the task is queued; read it with GET /v1/tasks/{id}.',
+  },
+  EmbeddingsResponse: object({
+    object: { const: 'list' },
+    data: arrayOf(
+      object({
+        object: { const: 'embedding' },
+        index: INTEGER,
+        embedding: { anyOf: [arrayOf(NUMBER), { type: 'string', description: 'base64 of little-endian float32' }] },
+      }),
+    ),
+    model: STRING,
+    usage: TOKEN_USAGE,
+  }),
+  ChatCompletion: object({
+    id: STRING,
+    object: { const: 'chat.completion' },
+    created: UNIX_SECONDS,
+    model: STRING,
+    choices: arrayOf(
+      object({
+        index: INTEGER,
+        message: object(
+          {
+            role: { const: 'assistant' },
+            content: nullable(STRING),
+            refusal: nullable(STRING),
+            tool_calls: arrayOf(CHAT_TOOL_CALL),
+          },
+          ['refusal', 'tool_calls'],
+        ),
+        finish_reason: STRING,
+        logprobs: nullable({ type: 'object' }),
+      }),
+    ),
+    usage: object({ prompt_tokens: INTEGER, completion_tokens: INTEGER, total_tokens: INTEGER }),
+    system_fingerprint: nullable(STRING),
+  }),
+  ChatCompletionStream: {
+    type: 'string',
+    description:
+      'Server-sent events: `data: <chat.completion.chunk JSON>` per chunk (`id`, `object: "chat.completion.chunk"`, `created`, `model`, `choices[].delta`, `finish_reason`), the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. A failure after the first chunk is one `data: {"error": …}` event in the envelope\'s `error` shape.',
+  },
+  ResponseObject: object({
+    id: { type: 'string', pattern: '^resp_[0-9A-Za-z]{22}$' },
+    object: { const: 'response' },
+    created_at: UNIX_SECONDS,
+    status: { enum: ['completed', 'incomplete', 'failed', 'cancelled', 'queued', 'in_progress'] },
+    error: nullable(object({ code: STRING, message: STRING })),
+    incomplete_details: nullable(object({ reason: STRING })),
+    model: STRING,
+    output: arrayOf(object({ type: { enum: ['message', 'function_call'] }, id: STRING })),
+    usage: nullable(object({ input_tokens: INTEGER, output_tokens: INTEGER, total_tokens: INTEGER }, [])),
+  }),
+  ResponseStream: {
+    type: 'string',
+    description:
+      "Server-sent events in OpenAI's Responses dialect: `event: <type>` and `data: <JSON>` per event (`response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`, …, `response.completed`), each with its `sequence_number`.",
+  },
+  ImageEditResponse: object({
+    created: UNIX_SECONDS,
+    data: arrayOf(object({ url: STRING, revised_prompt: STRING }, ['revised_prompt'])),
+    usage: object({ image_count: INTEGER, failed_count: INTEGER }, ['failed_count']),
+  }),
+  Model: object(
+    {
+      id: STRING,
+      object: { const: 'model' },
+      created: UNIX_SECONDS,
+      owned_by: STRING,
+      capability: STRING,
+      available: BOOLEAN,
+      family: STRING,
+      deprecated: STRING,
+      alias_of: STRING,
+      limits: { type: 'object' },
+      features: arrayOf(STRING),
+      routes: arrayOf(
+        object({ provider: STRING, features: arrayOf(STRING), responses: { const: true } }, ['responses']),
+      ),
+    },
+    ['family', 'deprecated', 'alias_of', 'features', 'routes'],
+  ),
+  ModelList: object({ object: { const: 'list' }, data: arrayOf(ref('Model')) }),
+  Task: object(
+    {
+      id: STRING,
+      object: { const: 'task' },
+      status: { enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+      endpoint: STRING,
+      model: STRING,
+      resolved_model: STRING,
+      route: nullable(STRING),
+      created_at: nullable(UNIX_SECONDS),
+      started_at: nullable(UNIX_SECONDS),
+      finished_at: nullable(UNIX_SECONDS),
+      usage: nullable({ type: 'object' }),
+      cost: nullable(NUMBER),
+      result: {
+        description: "The endpoint's answer, as the synchronous call gave it; null until succeeded or once expired.",
+      },
+      result_expired: BOOLEAN,
+      error: nullable({ ...ERROR_OBJECT, properties: { ...(ERROR_OBJECT.properties as object), status: INTEGER } }),
+    },
+    ['route', 'started_at', 'finished_at', 'usage', 'cost', 'result', 'result_expired', 'error'],
+  ),
+  ConsoleSession: object({
+    user: object({ id: STRING, email: STRING, role: { enum: ['admin', 'user'] } }),
+    csrf_token: STRING,
+  }),
+  RegistrationAccepted: object({ status: { const: 'accepted' }, message: STRING }),
+  Application: APPLICATION,
+  ApplicationList: object({ data: arrayOf(APPLICATION) }),
+  IssuedApplication: {
+    ...APPLICATION,
+    description: 'The new application with its credentials; the API key and Secret Key are shown only here.',
+  },
+  Credentials: { type: 'object', description: 'A new API key or Secret Key, shown only in this answer.' },
+  WebhookDeliveryPage: page({ type: 'object' }),
+  TaskPage: page({ type: 'object' }),
+  BillingPage: page({ type: 'object' }),
+  AuditPage: page({ type: 'object' }),
+  Redelivery: { type: 'object' },
+  UsageSeries: { type: 'object', properties: { from: UTC_DAY, to: UTC_DAY } },
+  ConsoleModelList: object({
+    currency: STRING,
+    data: arrayOf(
+      object({
+        id: STRING,
+        capability: STRING,
+        family: nullable(STRING),
+        aliases: arrayOf(STRING),
+        snapshots: arrayOf(STRING),
+        available: BOOLEAN,
+        deprecated: nullable(STRING),
+        limits: { type: 'object' },
+        price: { type: 'object', additionalProperties: STRING },
+      }),
+    ),
+  }),
+  UserList: { anyOf: [arrayOf({ type: 'object' }), object({ data: arrayOf({ type: 'object' }) })] },
+  Account: { type: 'object' },
+  OperatorApplicationList: { anyOf: [arrayOf({ type: 'object' }), object({ data: arrayOf({ type: 'object' }) })] },
+  QueueStates: object({ data: arrayOf({ type: 'object' }) }),
+  FailedJobs: object({ data: arrayOf({ type: 'object' }) }),
+  JobRetry: object({ queue: STRING, job_id: STRING, status: { const: 'retrying' } }),
+  Invitation: { type: 'object' },
+  OpenApiDocument: { type: 'object', description: 'This document.' },
+};
