@@ -241,4 +241,30 @@ describe('webhooks', () => {
     const other = await console.register('someone-else@example.com');
     expect((await console.call('GET', `/applications/${created.body.id}/webhooks`, other)).status).toBe(404);
   });
+
+  it('delivers once, and shows the attempt, when the receiver answers 200 with U+0000 and a lone surrogate', async () => {
+    const console = consoleClient(api.url);
+    const user = await console.register('nul-answer@example.com');
+    const created = await console.call('POST', '/applications', user, {
+      name: 'nul answer',
+      callback_url: receiver.url,
+    });
+    receiver.body = `accepted\u0000${'\ud800'} by ${'x'.repeat(300)}`;
+    const taskId = (await embed(created.body.credentials.api_key, 'nul answer')).headers.get('x-task-id')!;
+    await waitUntil(() => receiver.delivered(taskId).length === 1, 'the delivery');
+    const listed = await waitFor(
+      () => console.call('GET', `/applications/${created.body.id}/webhooks`, user),
+      (answer) => answer.body.data.length > 0,
+      'the recorded attempt',
+    );
+    // Three retries of the 200 ms schedule would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(receiver.delivered(taskId)).toHaveLength(1);
+    const again = await console.call('GET', `/applications/${created.body.id}/webhooks`, user);
+    expect(again.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({ task_id: taskId, outcome: 'delivered', http_status: 200, attempt: 1 });
+    const snippet: string = listed.body.data[0].response;
+    expect(snippet.startsWith('accepted\ufffd\ufffd by xxx')).toBe(true);
+    expect(snippet.length).toBeLessThanOrEqual(200);
+  });
 });

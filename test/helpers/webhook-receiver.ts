@@ -22,6 +22,8 @@ export class WebhookReceiver {
   private script: number[] = [];
   private server?: Server;
   url = '';
+  /** What a 2xx answer says. */
+  body = 'ok';
 
   constructor(private readonly host = '127.0.0.1') {}
 
@@ -39,7 +41,7 @@ export class WebhookReceiver {
           answered: status,
           at: Date.now(),
         });
-        response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? this.body : 'not now');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, this.host, resolve));
@@ -55,6 +57,7 @@ export class WebhookReceiver {
   reset(): void {
     this.received.length = 0;
     this.script = [];
+    this.body = 'ok';
   }
 
   delivered(taskId: string): ReceivedWebhook[] {

@@ -4,7 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readmeVerifier } from '../../../test/helpers/webhook-receiver';
 import { signWebhookMessage, WebhookMessage } from './webhook-signature';
-import { DeliveryResult, WebhookSender } from './webhook-sender';
+import { DeliveryResult, storableText, WebhookSender } from './webhook-sender';
 
 const SECRET = 'ss-5Fh8Kq2Lm9Np3Rt7Vx1Zb4Dg6Jk0Ws2Yc8Ue5Ia7Oq3';
 const ALLOW_LOOPBACK: OutboundPolicy = { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] };
@@ -122,6 +122,12 @@ describe('WebhookSender', () => {
   it('keeps only the first 200 characters of a long answer', async () => {
     const result = await deliverTo(500, 'x'.repeat(2 * 1024 * 1024));
     expect(result.responseSnippet).toBe('x'.repeat(200));
+  });
+
+  it('keeps an answer the database can store: U+0000 and a surrogate pair cut at 200 characters become U+FFFD', async () => {
+    const result = await deliverTo(200, `ok\u0000${'x'.repeat(196)}\u{1F600}\u{1F600}`);
+    expect(result.responseSnippet).toBe(`ok\uFFFD${'x'.repeat(196)}\uFFFD`);
+    expect(storableText('a\u{1F600}b\uDE00')).toBe('a\u{1F600}b\uFFFD');
   });
 
   it('reports 410 as gone, which disables the callback', async () => {

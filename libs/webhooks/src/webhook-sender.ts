@@ -128,8 +128,18 @@ function classifyStatus(status: number): Pick<DeliveryResult, 'outcome' | 'error
 async function readSnippet(body: ResponseBody): Promise<string | undefined> {
   // Timed out or reset mid-body: what arrived is still worth showing.
   const { bytes } = await readCappedBody(body, SNIPPET_BYTES);
-  const text = bytes.toString('utf8').slice(0, SNIPPET_CHARS).trim();
+  const text = storableText(bytes.toString('utf8').slice(0, SNIPPET_CHARS)).trim();
   return text || undefined;
+}
+
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A receiver's words as the database stores them: U+0000 (which MongoDB and FerretDB refuse in a string) and lone
+ * surrogates (a pair cut by the length bound; UTF-8 cannot encode one) become U+FFFD, one for one.
+ */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, '\uFFFD');
 }
 
 /** Walks `error` and its causes. Duck-typed: Node's own errors can come from another realm (jest) and fail `instanceof Error`. */

@@ -29,7 +29,9 @@ import { QueueProcessor } from './queue-processor';
  * Delivers task events to applications' callback URLs (docs/contracts.md): Standard Webhooks signatures with the Secret
  * Key, retries on the schedule for network errors, timeouts, 429 and 5xx, 410 disables the callback, and every
  * attempt is recorded in `webhook_deliveries`. The application is read at each attempt, so a changed URL or
- * Secret Key applies to the next attempt.
+ * Secret Key applies to the next attempt. An attempt that settled the event (delivered, gone, rejected) is kept on the
+ * job in Redis before its record is written: if the write fails, the job's next run writes the record only, and the
+ * receiver is never sent the event again because of it.
  */
 @Injectable()
 export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, OnModuleDestroy {
@@ -60,6 +62,8 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
   }
 
   async process(job: Job<WebhookJob>): Promise<void> {
+    const settled = settledAttempt(job.progress);
+    if (settled) return this.conclude(settled);
     const { appId, taskId, event, redelivery = false } = job.data;
     const attempt = job.attemptsMade + 1;
     const [app, task, resultBody] = await Promise.all([
@@ -78,7 +82,10 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     };
 
     const target = deliveryTarget(app, task, redelivery);
-    if ('skipped' in target) return this.record({ ...base, outcome: 'skipped', error: target.skipped, durationMs: 0 });
+    if ('skipped' in target) {
+      this.metrics.webhookDeliveries.inc({ outcome: 'skipped' });
+      return this.conclude({ ...base, outcome: 'skipped', error: target.skipped, durationMs: 0 });
+    }
 
     // The job's creation time, not the attempt's, so every attempt carries the same body.
     const body = JSON.stringify(
@@ -86,28 +93,55 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     );
     const message = signWebhookMessage(this.box.open(target.app.secretKeyEnc), base.webhookId, body);
     const result = await this.sender.send(target.callbackUrl, message);
-    await this.record({
+    this.metrics.webhookDeliveries.inc({ outcome: result.outcome });
+    const made: WebhookDeliveryAttempt = {
       ...base,
+      url: target.callbackUrl,
       outcome: result.outcome,
       httpStatus: result.httpStatus,
       error: result.error,
       durationMs: result.durationMs,
       responseSnippet: result.responseSnippet,
-    });
+      createdAt: new Date(),
+    };
+    if (result.outcome !== 'retry') await job.updateProgress({ settled: made } satisfies SettledProgress);
+    await this.conclude(made);
+  }
 
-    if (result.outcome === 'gone') {
-      await this.applications.disableCallback(appId, target.callbackUrl);
+  /** Records the attempt, then acts on its outcome; a failed write is thrown, so the job runs again. */
+  private async conclude(attempt: WebhookDeliveryAttempt): Promise<void> {
+    const { appId, taskId } = attempt;
+    try {
+      await this.deliveries.record(attempt);
+    } catch (error) {
+      this.logger.warn(
+        { appId, taskId, outcome: attempt.outcome, err: (error as Error).message },
+        'could not record the webhook attempt; the record is retried, the event is not sent again',
+      );
+      throw error;
+    }
+    if (attempt.outcome === 'gone') {
+      await this.applications.disableCallback(appId, attempt.url);
       this.logger.warn({ appId, taskId }, 'callback answered 410 Gone; webhooks disabled until the URL is saved again');
     }
     // Thrown, BullMQ schedules the next attempt by the backoff strategy; on the last one the job just fails.
-    if (result.outcome === 'retry')
-      throw new Error(`webhook attempt ${attempt} failed: ${result.error ?? `HTTP ${result.httpStatus}`}`);
+    if (attempt.outcome === 'retry')
+      throw new Error(
+        `webhook attempt ${attempt.attempt} failed: ${attempt.error ?? `HTTP ${attempt.httpStatus ?? 'error'}`}`,
+      );
   }
+}
 
-  private async record(attempt: WebhookDeliveryAttempt): Promise<void> {
-    this.metrics.webhookDeliveries.inc({ outcome: attempt.outcome });
-    await this.deliveries.record(attempt);
-  }
+/** What a run keeps on its job (BullMQ's progress, in Redis) once the event is settled, until its record is written. */
+interface SettledProgress {
+  settled: WebhookDeliveryAttempt;
+}
+
+/** The settled attempt a previous run of this job could not record, if any (its date comes back from JSON). */
+function settledAttempt(progress: unknown): WebhookDeliveryAttempt | undefined {
+  const settled = (progress as Partial<SettledProgress> | undefined)?.settled;
+  if (typeof settled !== 'object' || settled === null) return undefined;
+  return { ...settled, createdAt: new Date(settled.createdAt ?? Date.now()) };
 }
 
 /** Where an attempt goes, or why it is not made at all. */
