@@ -36,7 +36,7 @@ describe('master key rotation (MASTER_KEYS, gw secrets:reencrypt)', () => {
   let base: EnvSource;
   let api: RunningApi;
   let worker: RunningWorker;
-  const apps: { appId: string; secretKey: string }[] = [];
+  const apps: { appId: string; apiKey: string; secretKey: string }[] = [];
   let oldUrl: string;
 
   /** Api and worker of one deployment, restarted with other keys on the same database and Redis. */
@@ -68,6 +68,11 @@ describe('master key rotation (MASTER_KEYS, gw secrets:reencrypt)', () => {
       body,
     });
     return response.status;
+  }
+
+  async function bearerEmbedding({ apiKey }: { apiKey: string }): Promise<number> {
+    const body = { model: 'text-embedding-v4', input: 'rotated', dimensions: 64 };
+    return (await postJson(`${api.url}/v1/embeddings`, body, apiKey)).status;
   }
 
   async function imageUrl(): Promise<string> {
@@ -115,14 +120,14 @@ describe('master key rotation (MASTER_KEYS, gw secrets:reencrypt)', () => {
 
   it('keeps old Secret Keys and file URLs working with the new key listed first', async () => {
     await deploy({ MASTER_KEYS: `${NEW},${OLD}` });
-    for (const app of apps) expect(await signedEmbedding(app)).toBe(200);
+    for (const app of apps) expect([await signedEmbedding(app), await bearerEmbedding(app)]).toEqual([200, 200]);
     expect((await fetchFile(oldUrl)).status).toBe(200);
     expect((await fetchFile(await imageUrl())).status).toBe(200);
     // Sealed with the new key from now on, and named by its key id.
     const fresh = await createApplication(api, 'sealed-with-new-key');
     expect((await sealedSecretKeys()).get(fresh.appId)!.split('.')[0]).toBe(masterKeyId(NEW));
     apps.push(fresh);
-    expect(await signedEmbedding(fresh)).toBe(200);
+    expect([await signedEmbedding(fresh), await bearerEmbedding(fresh)]).toEqual([200, 200]);
   });
 
   it('moves every Secret Key to the new key once, counting what it moved', async () => {
@@ -136,11 +141,16 @@ describe('master key rotation (MASTER_KEYS, gw secrets:reencrypt)', () => {
       alreadyCurrent: 2,
       changedMeanwhile: 0,
       unreadable: [],
+      // The API-key checksum keys, stored sealed with OLD when the first deployment started.
+      deploymentSecrets: { moved: 1, alreadyCurrent: 0, unreadable: [] },
     });
     const again = gw({ MASTER_KEYS: `${NEW},${OLD}` }, 'secrets:reencrypt');
     expect(again.status).toBe(0);
     expect(again.stdout).toContain(
       `Secret Keys sealed with master key ${masterKeyId(NEW)}: 0 moved, 5 already current, 0 unreadable.`,
+    );
+    expect(again.stdout).toContain(
+      'Deployment secrets (API-key checksum keys): 0 moved, 1 already current, 0 unreadable.',
     );
     for (const sealed of (await sealedSecretKeys()).values()) expect(sealed.split('.')[0]).toBe(masterKeyId(NEW));
   });
@@ -148,7 +158,9 @@ describe('master key rotation (MASTER_KEYS, gw secrets:reencrypt)', () => {
   it('works without the old key once re-encrypted, and nothing opens with the old key alone', async () => {
     const newUrl = await imageUrl();
     await deploy({ MASTER_KEYS: NEW });
-    for (const app of apps) expect(await signedEmbedding(app)).toBe(200);
+    // API keys issued under the removed key too: their checksum keys were stored, and moved with the Secret Keys.
+    for (const app of apps) expect([await signedEmbedding(app), await bearerEmbedding(app)]).toEqual([200, 200]);
+    expect(await bearerEmbedding(await createApplication(api, 'after-rotation'))).toBe(200);
     expect((await fetchFile(newUrl)).status).toBe(200);
     // Issued under the removed key: why the old key stays listed for IMAGE_URL_TTL.
     const old = await fetchFile(oldUrl);

@@ -251,7 +251,7 @@ export class CliCommands {
     const { values } = parse(args, { json: { type: 'boolean' } });
     const report = await this.resealer.reseal();
     const output = values.json ? JSON.stringify(report) : resealLines(report).join('\n');
-    if (report.unreadable.length > 0) throw new CommandFailed(output);
+    if (report.unreadable.length + report.deploymentSecrets.unreadable.length > 0) throw new CommandFailed(output);
     return output;
   }
 
@@ -347,6 +347,11 @@ function resealLines(report: ResealReport): string[] {
     );
     for (const { appId, reason } of report.unreadable) lines.push(`  ${appId}: ${reason}`);
   }
+  const secrets = report.deploymentSecrets;
+  lines.push(
+    `Deployment secrets (API-key checksum keys): ${secrets.moved} moved, ${secrets.alreadyCurrent} already current, ${secrets.unreadable.length} unreadable.`,
+  );
+  for (const { id, reason } of secrets.unreadable) lines.push(`  ${id}: ${reason}`);
   return lines;
 }
 

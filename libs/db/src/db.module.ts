@@ -12,6 +12,8 @@ import { BillingRecordsRepository } from './billing-records/billing-records.repo
 import { FeedDirectory, FeedDirectorySchema } from './feeds/feed-directory.schema';
 import { FeedRow, FeedRowSchema } from './feeds/feed-row.schema';
 import { FeedPages } from './feeds/feed-pages';
+import { DeploymentSecret, DeploymentSecretSchema } from './deployment-secrets/deployment-secret.schema';
+import { DeploymentSecretsRepository } from './deployment-secrets/deployment-secrets.repository';
 import { SweepState, SweepStateSchema } from './sweeps/sweep-state.schema';
 import { SweepStateRepository } from './sweeps/sweep-state.repository';
 import { FeedSweeper } from './sweeps/feed-sweeper';
@@ -37,6 +39,7 @@ const repositories = [
   WebhookDeliveriesRepository,
   AuditLogRepository,
   SweepStateRepository,
+  DeploymentSecretsRepository,
   FeedPages,
   FeedSweeper,
 ];
@@ -69,6 +72,7 @@ const repositories = [
       { name: Invitation.name, schema: InvitationSchema },
       { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
       { name: AuditRecord.name, schema: AuditRecordSchema },
+      { name: DeploymentSecret.name, schema: DeploymentSecretSchema },
     ]),
   ],
   providers: repositories,

@@ -23,3 +23,5 @@ export * from './invitations/invitation.schema';
 export * from './invitations/invitations.repository';
 export * from './audit/audit-record.schema';
 export * from './audit/audit-log.repository';
+export * from './deployment-secrets/deployment-secret.schema';
+export * from './deployment-secrets/deployment-secrets.repository';

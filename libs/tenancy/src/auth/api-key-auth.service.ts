@@ -4,7 +4,8 @@ import { GatewayRedis, RedisKeys } from '@gateway/queue';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
-import { apiKeyChecksumKeys, apiKeyForm, hashApiKey } from '../credentials/api-key';
+import { apiKeyForm, hashApiKey } from '../credentials/api-key';
+import { ApiKeyChecksumKeys } from '../credentials/api-key-checksum-keys';
 import { ApiKeyThrottle } from './api-key-throttle';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
@@ -25,7 +26,6 @@ const INVALID_TTL_MS = 5_000;
 @Injectable()
 export class ApiKeyAuthService {
   private readonly cache: LRUCache<string, CacheEntry>;
-  private readonly checksumKeys: Buffer[];
   private readonly throttle: ApiKeyThrottle;
   /** Legacy-form look-ups under way, so concurrent calls with one key reserve one failure, not one each. */
   private readonly legacyLookUps = new Map<string, Promise<CacheEntry>>();
@@ -37,6 +37,7 @@ export class ApiKeyAuthService {
     private readonly applications: ApplicationsRepository,
     private readonly users: UsersRepository,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly checksumKeys: ApiKeyChecksumKeys,
   ) {
     this.cache = createAuthCache<CacheEntry>(config.AUTH_CACHE_TTL_MS, 50_000, async (hash, _stale, { options }) => {
       const entry = await this.lookUp(hash).catch((error) => {
@@ -46,7 +47,6 @@ export class ApiKeyAuthService {
       if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
       return entry;
     });
-    this.checksumKeys = apiKeyChecksumKeys(config);
     this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.REDIS_PREFIX));
   }
 
@@ -57,7 +57,7 @@ export class ApiKeyAuthService {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw new GatewayError('MissingAuthorization', 'the Authorization header must be "Bearer <API key>"');
     const key = match[1];
-    const form = apiKeyForm(key, this.checksumKeys);
+    const form = apiKeyForm(key, this.checksumKeys.verifying);
     if (form === 'malformed') throw invalidKey();
     const hash = hashApiKey(key);
     const entry = form === 'keyed' ? await fetchAuthEntry(this.cache, hash) : await this.legacyEntry(hash, address);

@@ -1,11 +1,12 @@
 import { CallbackUrls } from '@gateway/outbound';
 import { Module } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
+import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
 import { CredentialsService } from './credentials.service';
 
 /** Applications and their credentials only: what the operator CLI needs, without Redis or request auth. */
 @Module({
-  providers: [CredentialsService, CallbackUrls, AuditTrail],
-  exports: [CredentialsService, CallbackUrls, AuditTrail],
+  providers: [CredentialsService, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
+  exports: [CredentialsService, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
 })
 export class CredentialsModule {}

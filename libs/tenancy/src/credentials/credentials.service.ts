@@ -2,7 +2,8 @@ import { AppConfig, newId, randomBase62 } from '@gateway/common';
 import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
 import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
-import { apiKeyChecksumKeys, displayPrefix, generateApiKey, hashApiKey } from './api-key';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
+import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
 import { SecretBox } from './secret-box';
 
 export interface IssuedCredentials {
@@ -17,16 +18,15 @@ export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
 @Injectable()
 export class CredentialsService {
   private readonly box: SecretBox;
-  private readonly checksumKey: Buffer;
 
   constructor(
     config: AppConfig,
     private readonly applications: ApplicationsRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly callbackUrls: CallbackUrls,
+    private readonly checksumKeys: ApiKeyChecksumKeys,
   ) {
     this.box = new SecretBox(config.masterKeys);
-    [this.checksumKey] = apiKeyChecksumKeys(config);
   }
 
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
@@ -55,7 +55,7 @@ export class CredentialsService {
   }
 
   private async issueApiKey(appId: string): Promise<string> {
-    const apiKey = generateApiKey(this.checksumKey);
+    const apiKey = generateApiKey(await this.checksumKeys.issuing());
     await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });
     return apiKey;
   }
