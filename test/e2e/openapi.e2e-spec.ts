@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Browser, chromium } from 'playwright-core';
-import { getJson, ROOT, RunningApi, startApi, testEnv } from '../helpers/gateway';
+import { checkContract } from '../helpers/contract';
+import { getJson, postJson, ROOT, RunningApi, startApi, testEnv } from '../helpers/gateway';
 
 /** Where the suite leaves the reference page's screenshot; not kept in git. */
 const SHOTS = path.join(ROOT, 'test-output', 'openapi');
@@ -78,6 +79,24 @@ describe('OpenAPI document', () => {
     expect(Object.keys(chat.responses)).toEqual(
       expect.arrayContaining(['200', '202', '400', '401', '403', '429', '500', '503', '504']),
     );
+  });
+
+  it('fails a test whose answer breaks the document: an undocumented status, another media type, a body off its schema', async () => {
+    const headers = (type: string) => new Headers({ 'content-type': type });
+    const json = headers('application/json; charset=utf-8');
+    const models = `${api.url}/v1/models`;
+    await expect(checkContract('GET', models, { status: 418, headers: json, body: {} })).rejects.toThrow(
+      'GET /v1/models answered 418, a status the OpenAPI document does not list for it',
+    );
+    await expect(
+      checkContract('GET', models, { status: 200, headers: headers('text/plain'), body: 'hi' }),
+    ).rejects.toThrow('as text/plain; documented: application/json');
+    await expect(
+      checkContract('GET', models, { status: 200, headers: json, body: { object: 'list', data: [{ id: 1 }] } }),
+    ).rejects.toThrow('/data/0/id must be string');
+    // What the api itself answers passes: the helpers check every answer this way.
+    const refused = await postJson(`${api.url}/v1/embeddings`, { model: 'm', input: 'x' });
+    expect(refused.status).toBe(401);
   });
 
   it('renders the reference page in Chromium from the api alone, with no request to another origin', async () => {

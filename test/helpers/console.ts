@@ -1,3 +1,5 @@
+import { checkContract } from './contract';
+
 /** A console user: a session cookie and its CSRF token, as a browser would hold them. */
 export interface ConsoleUser {
   cookie: string;
@@ -17,7 +19,9 @@ export function consoleClient(apiUrl: string) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+    const answer = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+    await checkContract(method, `${apiUrl}/console/api${path}`, answer);
+    return answer;
   }
 
   async function register(email: string): Promise<ConsoleUser & { registered: Awaited<ReturnType<typeof call>> }> {

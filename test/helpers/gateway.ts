@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createApiApp } from '../../apps/api/src/bootstrap';
 import { createWorkerApp } from '../../apps/worker/src/bootstrap';
 import { ENTRY_POINTS } from '../../scripts/processes';
+import { checkContract } from './contract';
 
 export const ROOT = join(__dirname, '..', '..');
 const MASTER_KEY = 'a'.repeat(64);
@@ -138,12 +139,16 @@ export async function postJson(url: string, body: unknown, apiKey?: string, sign
     body: JSON.stringify(body),
     signal,
   });
-  return { status: response.status, headers: response.headers, body: await response.json() };
+  const answer = { status: response.status, headers: response.headers, body: await response.json() };
+  await checkContract('POST', url, answer);
+  return answer;
 }
 
 export async function getJson(url: string, apiKey?: string) {
   const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
-  return { status: response.status, headers: response.headers, body: await response.json() };
+  const answer = { status: response.status, headers: response.headers, body: await response.json() };
+  await checkContract('GET', url, answer);
+  return answer;
 }
 
 /** The value of the Prometheus sample `name` whose labels include `labels` (any order), or undefined. */

@@ -144,6 +144,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       ...LISTING,
     ],
     success: { 200: 'AuditPage' },
+    errors: ['NotFound'],
   },
   'ConsoleApplicationsController.list': {
     tag: 'Console',
@@ -154,7 +155,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Console',
     summary: 'Create an application',
     success: { 201: 'IssuedApplication' },
-    errors: ['CeilingExceeded'],
+    errors: ['ModelNotFound', 'CeilingExceeded'],
   },
   'ConsoleApplicationsController.get': {
     tag: 'Console',
@@ -166,7 +167,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Console',
     summary: 'Update an application',
     success: { 200: 'Application' },
-    errors: ['NotFound', 'CeilingExceeded'],
+    errors: ['ModelNotFound', 'NotFound', 'CeilingExceeded'],
   },
   'ConsoleApplicationsController.revoke': {
     tag: 'Console',

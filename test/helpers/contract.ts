@@ -1,0 +1,96 @@
+import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+/**
+ * The contract hook: every answer the e2e helpers receive from a documented operation is checked against the api's
+ * own OpenAPI document (GET /v1/openapi.json): its status must be documented for the operation, its media type
+ * documented for that status, and its JSON body valid against that schema. A mismatch fails the test that made
+ * the call, naming the operation and what differs.
+ */
+interface Document {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+}
+
+interface Contract {
+  document: Document;
+  ajv: Ajv2020;
+  templates: { path: string; pattern: RegExp }[];
+  validators: Map<string, ValidateFunction>;
+}
+
+const DOCUMENT_PATH = '/v1/openapi.json';
+const CHECKED_PREFIXES = ['/v1/', '/console/api/'];
+const contracts = new Map<string, Promise<Contract>>();
+
+export interface ReceivedResponse {
+  status: number;
+  headers: Headers;
+  /** The body as parsed JSON, the text of a non-JSON body, or null when empty. */
+  body: unknown;
+}
+
+/** Throws when `response` to `method url` is not what the document says that operation answers. */
+export async function checkContract(method: string, url: string, response: ReceivedResponse): Promise<void> {
+  const { origin, pathname } = new URL(url);
+  if (!CHECKED_PREFIXES.some((prefix) => pathname.startsWith(prefix))) return;
+  const contract = await contractOf(origin);
+  const template = contract.templates.find(({ pattern }) => pattern.test(pathname));
+  const verb = method.toLowerCase();
+  // An unknown route or method is the router's 404, not an operation of the contract.
+  const operation = template && contract.document.paths[template.path][verb];
+  if (!template || !operation) return;
+  const where = `${method.toUpperCase()} ${template.path} answered ${response.status}`;
+  const documented = operation.responses[String(response.status)];
+  if (!documented) throw new Error(`contract: ${where}, a status the OpenAPI document does not list for it`);
+  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0].trim();
+  if (!documented.content) {
+    if (response.body !== null && response.body !== '')
+      throw new Error(`contract: ${where} with a body, where the OpenAPI document says it has none`);
+    return;
+  }
+  if (!(mediaType in documented.content))
+    throw new Error(
+      `contract: ${where} as ${mediaType || 'no content type'}; documented: ${Object.keys(documented.content).join(', ')}`,
+    );
+  if (mediaType !== 'application/json') return;
+  const pointer = ['paths', template.path, verb, 'responses', String(response.status), 'content', mediaType, 'schema']
+    .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
+    .join('/');
+  let validate = contract.validators.get(pointer);
+  if (!validate) {
+    validate = contract.ajv.compile({ $ref: `${DOCUMENT_PATH}#/${pointer}` });
+    contract.validators.set(pointer, validate);
+  }
+  if (!validate(response.body))
+    throw new Error(
+      `contract: ${where} with a body the OpenAPI document does not allow: ${contract.ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(response.body).slice(0, 2000)}`,
+    );
+}
+
+/** The document of the api at `origin`, read once per api. */
+function contractOf(origin: string): Promise<Contract> {
+  let contract = contracts.get(origin);
+  if (!contract) {
+    contract = loadContract(origin);
+    contracts.set(origin, contract);
+  }
+  return contract;
+}
+
+async function loadContract(origin: string): Promise<Contract> {
+  const answer = await fetch(`${origin}${DOCUMENT_PATH}`);
+  if (answer.status !== 200) throw new Error(`contract: ${DOCUMENT_PATH} answered ${answer.status}`);
+  const document = (await answer.json()) as Document;
+  // The document is not itself a JSON Schema: its other keywords are ignored, its schemas compiled where used.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(document, DOCUMENT_PATH);
+  // Literal segments before parameters, so /v1/openapi.json is not taken for a parameter's value.
+  const templates = Object.keys(document.paths)
+    .sort((a, b) => a.split('{').length - b.split('{').length)
+    .map((path) => ({
+      path,
+      pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+  return { document, ajv, templates, validators: new Map() };
+}
