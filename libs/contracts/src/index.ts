@@ -6,3 +6,4 @@ export * from './webhook-outcomes';
 export * from './upstream-attempts';
 export * from './chat-completions';
 export * from './responses';
+export * from './console-views';

@@ -3,6 +3,20 @@
  * document (openapi-document.ts) that no DTO class describes. The e2e suites check every answer they receive against
  * them (test/helpers/contract.ts), so a shape written here that the code does not answer fails a test.
  */
+import {
+  APPLICATION_LIST_SCHEMA,
+  APPLICATION_VIEW_SCHEMA,
+  BILLING_RECORD_VIEW_SCHEMA,
+  CREDENTIALS_SCHEMA,
+  ISSUED_APPLICATION_SCHEMA,
+  pageSchema,
+  SIGN_UP_ACCEPTED_SCHEMA,
+  SIGNED_IN_SCHEMA,
+  TASK_VIEW_SCHEMA,
+  USAGE_SERIES_SCHEMA,
+  WEBHOOK_DELIVERY_VIEW_SCHEMA,
+} from '@gateway/contracts';
+
 export type JsonSchema = Record<string, unknown>;
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -12,7 +26,6 @@ const INTEGER = { type: 'integer' } as const;
 const NUMBER = { type: 'number' } as const;
 const BOOLEAN = { type: 'boolean' } as const;
 const UNIX_SECONDS = { type: 'integer', description: 'Unix seconds' } as const;
-const UTC_DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } as const;
 
 /** An object whose listed properties are all present; other properties may follow. */
 function object(properties: Record<string, JsonSchema>, optional: string[] = []): JsonSchema {
@@ -24,9 +37,6 @@ function object(properties: Record<string, JsonSchema>, optional: string[] = [])
 }
 
 const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
-
-/** A newest-first console listing: a page of records and the cursor of the next page (null on the last). */
-const page = (item: JsonSchema): JsonSchema => object({ data: arrayOf(item), next: nullable(STRING) });
 
 const TOKEN_USAGE = object({ prompt_tokens: INTEGER, total_tokens: INTEGER }, []);
 
@@ -40,23 +50,6 @@ const CHAT_TOOL_CALL = object({
   type: { const: 'function' },
   function: object({ name: STRING, arguments: STRING }),
 });
-
-const APPLICATION = object(
-  {
-    id: STRING,
-    name: STRING,
-    description: STRING,
-    type: STRING,
-    status: STRING,
-    scope: object({ capabilities: arrayOf(STRING), models: arrayOf(STRING) }),
-    daily_call_limit: INTEGER,
-    concurrency_limit: INTEGER,
-    requests_per_minute: INTEGER,
-    token_quota: INTEGER,
-    ip_whitelist: arrayOf(STRING),
-  },
-  ['description', 'type', 'scope', 'daily_call_limit', 'concurrency_limit', 'requests_per_minute', 'token_quota'],
-);
 
 export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   ErrorEnvelope: {
@@ -172,24 +165,21 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
     },
     ['route', 'started_at', 'finished_at', 'usage', 'cost', 'result', 'result_expired', 'error'],
   ),
-  ConsoleSession: object({
-    user: object({ id: STRING, email: STRING, role: { enum: ['admin', 'user'] } }),
-    csrf_token: STRING,
-  }),
-  RegistrationAccepted: object({ status: { const: 'accepted' }, message: STRING }),
-  Application: APPLICATION,
-  ApplicationList: object({ data: arrayOf(APPLICATION) }),
+  ConsoleSession: SIGNED_IN_SCHEMA,
+  RegistrationAccepted: SIGN_UP_ACCEPTED_SCHEMA,
+  Application: APPLICATION_VIEW_SCHEMA,
+  ApplicationList: APPLICATION_LIST_SCHEMA,
   IssuedApplication: {
-    ...APPLICATION,
+    ...ISSUED_APPLICATION_SCHEMA,
     description: 'The new application with its credentials; the API key and Secret Key are shown only here.',
   },
-  Credentials: { type: 'object', description: 'A new API key or Secret Key, shown only in this answer.' },
-  WebhookDeliveryPage: page({ type: 'object' }),
-  TaskPage: page({ type: 'object' }),
-  BillingPage: page({ type: 'object' }),
-  AuditPage: page({ type: 'object' }),
+  Credentials: { ...CREDENTIALS_SCHEMA, description: 'A new API key or Secret Key, shown only in this answer.' },
+  WebhookDeliveryPage: pageSchema(WEBHOOK_DELIVERY_VIEW_SCHEMA),
+  TaskPage: pageSchema(TASK_VIEW_SCHEMA),
+  BillingPage: pageSchema(BILLING_RECORD_VIEW_SCHEMA),
+  AuditPage: object({ data: arrayOf({ type: 'object' }), next: nullable(STRING) }),
   Redelivery: { type: 'object' },
-  UsageSeries: { type: 'object', properties: { from: UTC_DAY, to: UTC_DAY } },
+  UsageSeries: USAGE_SERIES_SCHEMA,
   ConsoleModelList: object({
     currency: STRING,
     data: arrayOf(

@@ -1,0 +1,252 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { APPLICATION_TYPES } from './application-fields';
+import { WEBHOOK_DELIVERY_OUTCOMES } from './webhook-outcomes';
+
+/**
+ * What the console API answers, as JSON Schema: the OpenAPI document's components (apps/api/src/openapi), against
+ * which the e2e suites check every answer, and the console's types (apps/console/src/api/types.ts), derived here by
+ * json-schema-to-ts. One shape, so the console cannot expect what the API does not send.
+ */
+const STRING = { type: 'string' } as const;
+const INTEGER = { type: 'integer' } as const;
+const TIME = { type: 'string', description: 'ISO 8601, UTC' } as const;
+const NULLABLE_STRING = { type: ['string', 'null'] } as const;
+const NULLABLE_TIME = { type: ['string', 'null'], description: 'ISO 8601, UTC' } as const;
+
+export const SESSION_USER_SCHEMA = {
+  type: 'object',
+  properties: { id: STRING, email: STRING, role: { enum: ['admin', 'user'] } },
+  required: ['id', 'email', 'role'],
+  additionalProperties: false,
+} as const;
+
+export const SIGNED_IN_SCHEMA = {
+  type: 'object',
+  properties: { user: SESSION_USER_SCHEMA, csrf_token: STRING },
+  required: ['user', 'csrf_token'],
+  additionalProperties: false,
+} as const;
+
+export const SIGN_UP_ACCEPTED_SCHEMA = {
+  type: 'object',
+  properties: { status: { const: 'accepted' }, message: STRING },
+  required: ['status', 'message'],
+  additionalProperties: false,
+} as const;
+
+export const API_KEY_VIEW_SCHEMA = {
+  type: 'object',
+  properties: { prefix: STRING, status: STRING, created_at: TIME, expires_at: NULLABLE_TIME },
+  required: ['prefix', 'status', 'created_at', 'expires_at'],
+  additionalProperties: false,
+} as const;
+
+const APPLICATION_PROPERTIES = {
+  id: STRING,
+  name: STRING,
+  description: STRING,
+  type: { enum: APPLICATION_TYPES },
+  usage_scenario: STRING,
+  expected_volume: INTEGER,
+  scope: {
+    type: 'object',
+    properties: { capabilities: { type: 'array', items: STRING }, models: { type: 'array', items: STRING } },
+    required: ['capabilities', 'models'],
+    additionalProperties: false,
+  },
+  daily_call_limit: INTEGER,
+  concurrency_limit: INTEGER,
+  requests_per_minute: INTEGER,
+  token_quota: INTEGER,
+  ip_whitelist: { type: 'array', items: STRING },
+  callback_url: NULLABLE_STRING,
+  callback_disabled_at: NULLABLE_TIME,
+  status: { enum: ['active', 'revoked'] },
+  created_at: TIME,
+  updated_at: TIME,
+  api_keys: { type: 'array', items: API_KEY_VIEW_SCHEMA },
+} as const;
+const APPLICATION_REQUIRED = Object.keys(APPLICATION_PROPERTIES) as (keyof typeof APPLICATION_PROPERTIES)[];
+
+export const APPLICATION_VIEW_SCHEMA = {
+  type: 'object',
+  properties: APPLICATION_PROPERTIES,
+  required: APPLICATION_REQUIRED,
+  additionalProperties: false,
+} as const;
+
+/** GET /console/api/applications: each application with its calls so far today. */
+export const APPLICATION_LIST_SCHEMA = {
+  type: 'object',
+  properties: {
+    data: {
+      type: 'array',
+      items: { ...APPLICATION_VIEW_SCHEMA, properties: { ...APPLICATION_PROPERTIES, calls_today: INTEGER } },
+    },
+  },
+  required: ['data'],
+  additionalProperties: false,
+} as const;
+
+/** Shown once, right after creation, rotation or reset: only hashes and ciphertexts are kept. */
+export const CREDENTIALS_SCHEMA = {
+  type: 'object',
+  properties: { app_id: STRING, api_key: STRING, secret_key: STRING, previous_key_valid_for_seconds: INTEGER },
+  required: ['app_id'],
+  additionalProperties: false,
+} as const;
+
+export const ISSUED_APPLICATION_SCHEMA = {
+  type: 'object',
+  properties: { ...APPLICATION_PROPERTIES, credentials: CREDENTIALS_SCHEMA },
+  required: [...APPLICATION_REQUIRED, 'credentials'],
+  additionalProperties: false,
+} as const;
+
+const USAGE_PROPERTIES = {
+  calls: INTEGER,
+  errors: INTEGER,
+  prompt_tokens: INTEGER,
+  completion_tokens: INTEGER,
+  images: INTEGER,
+  cost_nanos: { type: 'string', pattern: '^\\d+$', description: 'Integer nanos of the catalog currency' },
+  cost: { type: 'string', description: 'The exact decimal of cost_nanos' },
+} as const;
+const USAGE_REQUIRED = Object.keys(USAGE_PROPERTIES) as (keyof typeof USAGE_PROPERTIES)[];
+
+export const USAGE_TOTALS_SCHEMA = {
+  type: 'object',
+  properties: USAGE_PROPERTIES,
+  required: USAGE_REQUIRED,
+  additionalProperties: false,
+} as const;
+
+/** Usage totals with the day and/or model they are of. */
+function usageOf<K extends 'day' | 'model'>(keys: readonly K[]) {
+  return {
+    type: 'object',
+    properties: {
+      ...USAGE_PROPERTIES,
+      ...(Object.fromEntries(keys.map((key) => [key, STRING])) as Record<K, typeof STRING>),
+    },
+    required: [...USAGE_REQUIRED, ...keys],
+    additionalProperties: false,
+  } as const;
+}
+
+export const USAGE_SERIES_SCHEMA = {
+  type: 'object',
+  properties: {
+    app_id: STRING,
+    from: STRING,
+    to: STRING,
+    currency: STRING,
+    data: { type: 'array', items: usageOf(['day', 'model'] as const) },
+    by_day: { type: 'array', items: usageOf(['day'] as const) },
+    by_model: { type: 'array', items: usageOf(['model'] as const) },
+    total: USAGE_TOTALS_SCHEMA,
+  },
+  required: ['app_id', 'from', 'to', 'currency', 'data', 'by_day', 'by_model', 'total'],
+  additionalProperties: false,
+} as const;
+
+export const BILLING_RECORD_VIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    task_id: STRING,
+    image_index: INTEGER,
+    model: STRING,
+    unit_price_nanos: STRING,
+    unit_price: STRING,
+    currency: STRING,
+    day: STRING,
+    created_at: TIME,
+  },
+  required: ['task_id', 'image_index', 'model', 'unit_price_nanos', 'unit_price', 'currency', 'day', 'created_at'],
+  additionalProperties: false,
+} as const;
+
+export const WEBHOOK_DELIVERY_VIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: STRING,
+    task_id: STRING,
+    event: STRING,
+    webhook_id: STRING,
+    url: STRING,
+    attempt: INTEGER,
+    redelivery: { type: 'boolean' },
+    outcome: { enum: WEBHOOK_DELIVERY_OUTCOMES },
+    http_status: { type: ['integer', 'null'] },
+    error: NULLABLE_STRING,
+    duration_ms: INTEGER,
+    response: NULLABLE_STRING,
+    created_at: TIME,
+  },
+  required: ['id', 'task_id', 'event', 'url', 'attempt', 'redelivery', 'outcome', 'http_status', 'error', 'created_at'],
+  additionalProperties: false,
+} as const;
+
+export const TASK_VIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: STRING,
+    status: STRING,
+    endpoint: STRING,
+    model: STRING,
+    resolved_model: STRING,
+    usage: { type: ['object', 'null'] },
+    cost_nanos: STRING,
+    cost: STRING,
+    error: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { code: STRING, message: STRING },
+          required: ['code', 'message'],
+          additionalProperties: false,
+        },
+        { type: 'null' },
+      ],
+    },
+    created_at: TIME,
+    finished_at: NULLABLE_TIME,
+  },
+  required: [
+    'id',
+    'status',
+    'endpoint',
+    'model',
+    'resolved_model',
+    'usage',
+    'cost_nanos',
+    'cost',
+    'error',
+    'created_at',
+  ],
+  additionalProperties: false,
+} as const;
+
+/** A newest-first listing of one application's records: a page and the cursor of the next (null on the last). */
+export function pageSchema<S extends object>(item: S) {
+  return {
+    type: 'object',
+    properties: { app_id: STRING, data: { type: 'array', items: item }, next: NULLABLE_STRING },
+    required: ['app_id', 'data', 'next'],
+    additionalProperties: false,
+  } as const;
+}
+
+export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
+export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
+export type SignUpAccepted = FromSchema<typeof SIGN_UP_ACCEPTED_SCHEMA>;
+export type ApiKeyView = FromSchema<typeof API_KEY_VIEW_SCHEMA>;
+export type ApplicationView = FromSchema<typeof APPLICATION_VIEW_SCHEMA>;
+export type ApplicationListItem = FromSchema<typeof APPLICATION_LIST_SCHEMA>['data'][number];
+export type Credentials = FromSchema<typeof CREDENTIALS_SCHEMA>;
+export type IssuedApplication = FromSchema<typeof ISSUED_APPLICATION_SCHEMA>;
+export type UsageTotals = FromSchema<typeof USAGE_TOTALS_SCHEMA>;
+export type UsageSeries = FromSchema<typeof USAGE_SERIES_SCHEMA>;
+export type BillingRecordView = FromSchema<typeof BILLING_RECORD_VIEW_SCHEMA>;
+export type WebhookDeliveryView = FromSchema<typeof WEBHOOK_DELIVERY_VIEW_SCHEMA>;
+export type TaskView = FromSchema<typeof TASK_VIEW_SCHEMA>;
