@@ -365,6 +365,18 @@ describe('console in the browser', () => {
     await inspect(operatorPage, 'system');
   });
 
+  it("shows the audit log: the member's key rotation and the operator disabling the account, with the address", async () => {
+    await operatorPage.getByRole('link', { name: 'Audit log' }).click();
+    await operatorPage.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const disabled = operatorPage.getByRole('row').filter({ hasText: 'user.update' }).first();
+    await disabled.getByText('disabled: false → true').waitFor();
+    await expect(disabled.innerText()).resolves.toContain('127.0.0.1');
+    // Everyone's records for an operator: the member's own actions on their application are listed too.
+    await operatorPage.getByRole('row').filter({ hasText: 'key.rotate' }).filter({ hasText: appId }).first().waitFor();
+    await operatorPage.getByRole('row').filter({ hasText: 'application.create' }).filter({ hasText: appId }).waitFor();
+    await inspect(operatorPage, 'audit');
+  });
+
   it('renders the applications page in Chinese with no English left', async () => {
     await operatorPage.getByRole('link', { name: 'Applications' }).click();
     await operatorPage.getByText('中文', { exact: true }).click();

@@ -11,6 +11,7 @@ import { useSession } from './session';
 const ApplicationPage = lazy(() => import('./pages/ApplicationPage'));
 const NewApplicationPage = lazy(() => import('./pages/NewApplicationPage'));
 const ModelsPage = lazy(() => import('./pages/ModelsPage'));
+const AuditPage = lazy(() => import('./pages/AuditPage'));
 const UsersPage = lazy(() => import('./pages/admin/UsersPage'));
 const SystemPage = lazy(() => import('./pages/admin/SystemPage'));
 
@@ -39,6 +40,7 @@ export function App() {
           <Route path="/applications/new" element={<NewApplicationPage />} />
           <Route path="/applications/:id/*" element={<ApplicationPage />} />
           <Route path="/models" element={<ModelsPage />} />
+          <Route path="/audit" element={<AuditPage />} />
           <Route
             path="/admin/users"
             element={

@@ -1,12 +1,11 @@
 import { Badge, Button, Stack, Text } from '@mantine/core';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureToast } from '../api/use-error-text';
 import { notify } from './notify';
-import { get, post } from '../api/client';
+import { post } from '../api/client';
 import type { WebhookDeliveryOutcome } from '@gateway/contracts';
-import type { Page, WebhookDeliveryView } from '../api/types';
-import { useRequest } from '../api/use-request';
+import type { WebhookDeliveryView } from '../api/types';
+import { usePages } from '../api/use-pages';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
 
@@ -23,20 +22,7 @@ const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
 export function WebhooksPanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
   const showFailure = useFailureToast();
-  const [extra, setExtra] = useState<{ records: WebhookDeliveryView[]; next: string | null } | null>(null);
-  const first = useRequest(() => get<Page<WebhookDeliveryView>>(`/applications/${appId}/webhooks?limit=50`), [appId]);
-  const records = [...(first.data?.data ?? []), ...(extra?.records ?? [])];
-  const next = extra ? extra.next : (first.data?.next ?? null);
-  const more = async (cursor: string) => {
-    try {
-      const page = await get<Page<WebhookDeliveryView>>(
-        `/applications/${appId}/webhooks?limit=50&cursor=${encodeURIComponent(cursor)}`,
-      );
-      setExtra({ records: [...(extra?.records ?? []), ...page.data], next: page.next });
-    } catch (error) {
-      showFailure(error);
-    }
-  };
+  const { records, next, more, error, answered } = usePages<WebhookDeliveryView>(`/applications/${appId}/webhooks`);
   const redeliver = async (delivery: WebhookDeliveryView) => {
     try {
       await post(`/applications/${appId}/webhooks/${delivery.id}/redeliver`);
@@ -45,7 +31,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       showFailure(error);
     }
   };
-  if (first.error || !first.data) return <RequestStatus error={first.error} answered={false} />;
+  if (error || !answered) return <RequestStatus error={error} answered={false} />;
   if (records.length === 0) return <Text c="dimmed">{t('webhooks.none')}</Text>;
   return (
     <Stack>

@@ -5,6 +5,7 @@ export const en = {
   nav: {
     applications: 'Applications',
     models: 'Models',
+    audit: 'Audit log',
     users: 'Users',
     system: 'System',
     signOut: 'Sign out',
@@ -124,6 +125,16 @@ export const en = {
     aliases: 'Aliases and snapshots',
     limits: 'Limits',
     price: 'Price',
+  },
+  audit: {
+    title: 'Audit log',
+    none: 'No access changes or sign-ins yet.',
+    action: 'Action',
+    actor: 'By',
+    target: 'Application or account',
+    address: 'Address',
+    changes: 'Before → after',
+    cli: 'CLI',
   },
   usage: {
     from: 'From',

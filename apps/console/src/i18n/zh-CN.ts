@@ -6,7 +6,15 @@ type Translation<T> = { [K in keyof T]: T[K] extends string ? string : Translati
 export const zhCN: Translation<Messages> = {
   brand: '模型网关',
   language: { label: '语言', en: 'English', zh: '简体中文' },
-  nav: { applications: '应用', models: '模型', users: '用户', system: '系统', signOut: '退出登录', menu: '菜单' },
+  nav: {
+    applications: '应用',
+    models: '模型',
+    audit: '审计日志',
+    users: '用户',
+    system: '系统',
+    signOut: '退出登录',
+    menu: '菜单',
+  },
   auth: {
     signInTitle: '登录控制台',
     signUpTitle: '创建账号',
@@ -121,6 +129,16 @@ export const zhCN: Translation<Messages> = {
     aliases: '别名与快照',
     limits: '限制',
     price: '价格',
+  },
+  audit: {
+    title: '审计日志',
+    none: '暂无权限变更或登录记录。',
+    action: '操作',
+    actor: '操作人',
+    target: '应用或账号',
+    address: '地址',
+    changes: '变更前 → 变更后',
+    cli: '命令行',
   },
   usage: {
     from: '开始日期',
