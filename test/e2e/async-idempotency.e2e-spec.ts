@@ -3,6 +3,7 @@ import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 const IMAGE_MODEL = 'x-image-edit-plus-2025-10-30';
 
@@ -46,7 +47,7 @@ describe('async tasks and Idempotency-Key', () => {
   });
 
   async function post(path: string, body: unknown, headers: Record<string, string> = {}, base = api.url, key = apiKey) {
-    const response = await fetch(`${base}${path}`, {
+    const response = await checkedFetch(`${base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -10,6 +10,7 @@ import {
   waitFor,
   waitUntil,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 /** Chat `stream: true` (docs/architecture.md): SSE relayed from the worker through a Redis Stream, with the official SDK. */
 describe('POST /v1/chat/completions with stream: true', () => {
@@ -78,7 +79,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
   });
 
   it('leaves the usage chunk out unless asked, ends with [DONE], and records the whole completion', async () => {
-    const response = await fetch(`${api.url}/v1/chat/completions`, {
+    const response = await checkedFetch(`${api.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
@@ -110,7 +111,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
       status: 400,
       body: { error: { message: 'bad request upstream', type: 'invalid_request_error' } },
     });
-    const response = await fetch(`${api.url}/v1/chat/completions`, {
+    const response = await checkedFetch(`${api.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
@@ -130,7 +131,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
     try {
       const { apiKey: key } = await createApplication(slowApi);
       const abort = new AbortController();
-      const response = await fetch(`${slowApi.url}/v1/chat/completions`, {
+      const response = await checkedFetch(`${slowApi.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'x-chat', messages, stream: true }),
@@ -164,7 +165,7 @@ describe('POST /v1/chat/completions with stream: true', () => {
 
   it('refuses stream with X-Async or an Idempotency-Key', async () => {
     for (const header of [{ 'x-async': 'enable' }, { 'idempotency-key': 'k1' }] as Record<string, string>[]) {
-      const response = await fetch(`${api.url}/v1/chat/completions`, {
+      const response = await checkedFetch(`${api.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...header },
         body: JSON.stringify({ model: 'x-chat', messages, stream: true }),

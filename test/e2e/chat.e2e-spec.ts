@@ -10,6 +10,7 @@ import {
   testEnv,
   waitFor,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 describe('POST /v1/chat/completions', () => {
   const upstream = new OpenAiFake();
@@ -84,7 +85,7 @@ describe('POST /v1/chat/completions', () => {
   it('names the route on an asynchronous task read later, and on an answer replayed by Idempotency-Key', async () => {
     const body = { model: 'x-chat', messages: [{ role: 'user', content: 'once only' }] };
     const post = (headers: Record<string, string>) =>
-      fetch(`${api.url}/v1/chat/completions`, {
+      checkedFetch(`${api.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, ...headers },
         body: JSON.stringify(body),

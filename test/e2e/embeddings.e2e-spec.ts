@@ -23,6 +23,7 @@ import {
   testEnv,
   waitFor,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 /** What the OpenAI fake reports as the usage of `texts`. */
 const fakeTokens = (texts: string[]) =>
@@ -347,7 +348,7 @@ describe('POST /v1/embeddings', () => {
     });
 
     it('a body that is not JSON', async () => {
-      const response = await fetch(`${api.url}/v1/embeddings`, {
+      const response = await checkedFetch(`${api.url}/v1/embeddings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
         body: '{"model": ',

@@ -15,6 +15,7 @@ import {
   testEnv,
   waitUntil,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 const PLUS = 'x-image-edit-plus';
 
@@ -95,7 +96,7 @@ describe('GET /v1/files/{id}', () => {
     let taskId: string;
     let stored: string;
     try {
-      const response = await fetch(`${api.url}/v1/images/edits`, {
+      const response = await checkedFetch(`${api.url}/v1/images/edits`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'x-async': 'enable' },
         body: JSON.stringify(editBody(PLUS, [dataUri(await noisyPng(96, 64))], 'blur')),

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { editBody, halvesPng, pixelsOf } from '../helpers/images';
 import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 const PLUS = 'x-image-edit-plus';
 const PARAM = 'input.messages[0].content[0].image';
@@ -69,7 +70,7 @@ describe('POST /v1/images/edits with image URLs', () => {
   it('fetches an image from an allowed host and edits it', async () => {
     const response = await edit(`http://127.0.0.2:${allowed.port}/image.png`);
     expect(response.status).toBe(200);
-    const output = await fetch(response.body.data[0].url);
+    const output = await checkedFetch(response.body.data[0].url);
     const pixels = await pixelsOf(Buffer.from(await output.arrayBuffer()));
     // Inverted red on the left.
     expect(pixels.at(5, pixels.height >> 1)).toEqual([0, 255, 255]);

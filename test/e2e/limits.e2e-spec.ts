@@ -11,6 +11,7 @@ import {
   testEnv,
   waitUntil,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 const embed = (api: RunningApi, apiKey: string, input = 'hello') =>
   postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input, dimensions: 64 }, apiKey);
@@ -234,7 +235,7 @@ describe('application limits, scope and IP whitelist', () => {
 
     it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
       const app = await createApplication(apiA, 'spoof', { ipWhitelist: ['203.0.113.7'] });
-      const response = await fetch(`${apiA.url}/v1/embeddings`, {
+      const response = await checkedFetch(`${apiA.url}/v1/embeddings`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -253,7 +254,7 @@ describe('application limits, scope and IP whitelist', () => {
           ipWhitelist: ['198.51.100.0/24', '2001:db8::/32', '192.0.2.9'],
         });
         const from = async (client: string) => {
-          const response = await fetch(`${proxied.url}/v1/embeddings`, {
+          const response = await checkedFetch(`${proxied.url}/v1/embeddings`, {
             method: 'POST',
             headers: {
               'content-type': 'application/json',

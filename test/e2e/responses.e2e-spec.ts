@@ -17,6 +17,7 @@ import {
   testEnv,
   waitFor,
 } from '../helpers/gateway';
+import { checkedFetch } from '../helpers/contract';
 
 interface Target {
   name: string;
@@ -66,7 +67,7 @@ describe.each(TARGETS)('Responses API clients, unchanged, against $name', (targe
   let provider: ReturnType<typeof createOpenAI>;
 
   const noting: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await checkedFetch(input, init);
     const taskId = response.headers.get('x-task-id');
     if (taskId) taskIds.push(taskId);
     return response;
@@ -426,7 +427,7 @@ describe('POST /v1/responses through the strict OpenAI fake', () => {
   });
 
   it('answers X-Async with a task id, and GET /v1/responses/{id} then has the response', async () => {
-    const accepted = await fetch(`${api.url}/v1/responses`, {
+    const accepted = await checkedFetch(`${api.url}/v1/responses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'x-async': 'enable' },
       body: JSON.stringify({ model: 'x-chat', input: 'later, please' }),
@@ -533,7 +534,7 @@ describe('POST /v1/responses passed through to an upstream with the endpoint', (
   let provider: ReturnType<typeof createOpenAI>;
 
   const noting: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await checkedFetch(input, init);
     const taskId = response.headers.get('x-task-id');
     if (taskId) taskIds.push(taskId);
     return response;

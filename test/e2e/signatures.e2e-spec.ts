@@ -5,6 +5,7 @@ import { sign, signingString } from '@gateway/tenancy';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 import { evaluateSnippet } from '../helpers/readme';
+import { checkedFetch } from '../helpers/contract';
 
 describe('HMAC request signing with App ID and Secret Key', () => {
   const upstream = new OpenAiFake();
@@ -45,7 +46,7 @@ describe('HMAC request signing with App ID and Secret Key', () => {
       options.secret ?? credentials.secretKey,
       signingString(method, path, timestamp, nonce, method === 'GET' ? '' : body),
     );
-    const response = await fetch(`${api.url}${path}`, {
+    const response = await checkedFetch(`${api.url}${path}`, {
       method,
       headers: {
         'content-type': 'application/json',
@@ -72,7 +73,7 @@ describe('HMAC request signing with App ID and Secret Key', () => {
       (appId: string, secretKey: string, method: string, path: string, body?: string) => Record<string, string>
     >(snippet, 'signedHeaders');
     const body = JSON.stringify({ model: 'text-embedding-v4', input: 'from the readme', dimensions: 64 });
-    const response = await fetch(`${api.url}/v1/embeddings`, {
+    const response = await checkedFetch(`${api.url}/v1/embeddings`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -110,7 +111,7 @@ describe('HMAC request signing with App ID and Secret Key', () => {
   it('rejects a wrong secret, an unknown App ID and missing headers', async () => {
     expect((await signedRequest({ secret: 'ss-not-the-secret' })).body.error.code).toBe('InvalidSignature');
     expect((await signedRequest({ appId: 'app_0000000000000000000000' })).body.error.code).toBe('InvalidSignature');
-    const unsigned = await fetch(`${api.url}/v1/models`, { headers: { 'x-signature': 'abc' } });
+    const unsigned = await checkedFetch(`${api.url}/v1/models`, { headers: { 'x-signature': 'abc' } });
     expect(unsigned.status).toBe(401);
     expect((await unsigned.json()).error.code).toBe('MissingAuthorization');
   });

@@ -94,3 +94,18 @@ async function loadContract(origin: string): Promise<Contract> {
     }));
   return { document, ajv, templates, validators: new Map() };
 }
+
+/**
+ * fetch with the contract hook: for the suites' own calls and the clients (OpenAI SDK, AI SDK) given it as their
+ * fetch. A JSON answer is checked whole (read from a clone), any other by its status and media type, so a stream
+ * is left to the caller untouched.
+ */
+export const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = input instanceof Request ? input.url : String(input);
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
+  const body: unknown = json ? await response.clone().json() : null;
+  await checkContract(method, url, { status: response.status, headers: response.headers, body });
+  return response;
+};
