@@ -1,4 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { formatNanos, utcDay } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
 import type { UpstreamDrift, UpstreamReconciliation } from '@gateway/metering';
@@ -12,6 +16,7 @@ import {
   metricValue,
   postJson,
   processEnv,
+  ROOT,
   RunningApi,
   RunningWorker,
   startApi,
@@ -23,6 +28,19 @@ import {
 const CHAT = { model: 'x-chat', route: 'primary:gpt-test' };
 const EMBEDDINGS = { model: 'text-embedding-v4', route: 'primary:text-embedding-v4' };
 const IMAGES = { model: 'x-image-edit-plus-2025-10-30', route: 'dashscope:qwen-image-edit-plus-2025-10-30' };
+/** The image route's own price here, above the model's 0.2, so a spent call shows which of the two it cost. */
+const IMAGE_ROUTE_PRICE = 0.25;
+
+/** The suite's catalog with IMAGE_ROUTE_PRICE on the image model's DashScope route. */
+function catalogWithRoutePrice(): string {
+  const catalog = parse(readFileSync(join(ROOT, 'test', 'fixtures', 'models.yaml'), 'utf8')) as {
+    models: { id: string; routes: Record<string, unknown>[] }[];
+  };
+  catalog.models.find((model) => model.id === IMAGES.model)!.routes[0].price = { per_image: IMAGE_ROUTE_PRICE };
+  const file = join(mkdtempSync(join(tmpdir(), 'reconcile-')), 'models.yaml');
+  writeFileSync(file, stringify(catalog));
+  return file;
+}
 /** Served by `secondary` alone (its `broken` route has no upstream here): the over-reporting upstream. */
 const OVER = { model: 'fallback-embedding', route: 'secondary:embed-a' };
 /** fallback-embedding's catalog price, 0.0005 per 1k input tokens, in nanos per token. */
@@ -77,6 +95,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
   beforeAll(async () => {
     [dashscope] = await Promise.all([startDashScopeFake({ delayMs: 0 }), primary.start(), secondary.start()]);
     env = testEnv({
+      MODELS_CONFIG: catalogWithRoutePrice(),
       UPSTREAM_PRIMARY_BASE_URL: primary.baseUrl,
       UPSTREAM_SECONDARY_BASE_URL: secondary.baseUrl,
       UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
@@ -125,7 +144,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
       reported: { promptTokens: embeddings.body.usage.prompt_tokens },
     });
     expect(rowOf(result, IMAGES)).toMatchObject({
-      computed: { images: 2, costNanos: 2 * 200_000_000 },
+      computed: { images: 2, costNanos: 2 * IMAGE_ROUTE_PRICE * 1e9 },
       reported: { images: 2 },
     });
     // OpenAI and DashScope state no cost, so there is none to compare.
@@ -195,7 +214,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
     );
   });
 
-  it('counts an image the upstream generated but never handed over as spent, not delivered, at the model price', async () => {
+  it("counts an image the upstream generated but never handed over as spent, not delivered, at its route's price", async () => {
     const before: UpstreamDrift = rowOf(reconcile(), IMAGES)!;
     const spentBefore = await spentCount(IMAGES);
     // Every download of the result fails: the generation is billed upstream, the caller gets nothing.
@@ -208,7 +227,7 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
 
     const after = rowOf(reconcile(), IMAGES)!;
     expect(after.spentNotDelivered.calls - before.spentNotDelivered.calls).toBe(1);
-    expect(after.spentNotDelivered.costNanos - before.spentNotDelivered.costNanos).toBe(200_000_000);
+    expect(after.spentNotDelivered.costNanos - before.spentNotDelivered.costNanos).toBe(IMAGE_ROUTE_PRICE * 1e9);
     expect(after.computed.images).toBe(before.computed.images);
     expect(after.reported.images).toBe(before.reported.images);
     expect((await spentCount(IMAGES)) - spentBefore).toBe(1);

@@ -2,7 +2,7 @@ import { AppConfig, GatewayError } from '@gateway/common';
 import { Capability, ChatFeature } from '@gateway/contracts';
 import { Injectable } from '@nestjs/common';
 import { loadCatalogFile } from './catalog-loader';
-import { ModelSpec, ResolvedModel, ResolvedRoute } from './catalog.types';
+import { ModelSpec, ResolvedModel, ResolvedRoute, RouteSpec } from './catalog.types';
 
 /** The model catalog with aliases resolved and each route joined to its configured upstream. */
 @Injectable()
@@ -77,18 +77,23 @@ export class CatalogService {
     const active: ResolvedRoute[] = [];
     for (const route of model.routes) {
       if (route.provider === 'local') {
-        active.push({ ...route, key: `local:${route.model}` });
+        active.push({ ...route, key: routeKey(route) });
         continue;
       }
       const upstream = route.upstream === undefined ? undefined : config.upstreams[route.upstream];
       if (!upstream) continue;
       active.push({
         ...route,
-        key: `${route.upstream}:${route.model}`,
+        key: routeKey(route),
         baseUrl: upstream.baseUrl + (route.base_path ?? ''),
         apiKey: upstream.apiKey,
       });
     }
     return active;
   }
+}
+
+/** A route's name in task records, metrics and X-Gateway-Route: `<upstream>:<model>`, `local:<model>` for the engine. */
+export function routeKey(route: RouteSpec): string {
+  return route.provider === 'local' ? `local:${route.model}` : `${route.upstream}:${route.model}`;
 }

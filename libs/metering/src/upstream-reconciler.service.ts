@@ -1,4 +1,4 @@
-import { CatalogService } from '@gateway/catalog';
+import { CatalogService, routeKey } from '@gateway/catalog';
 import { USAGE_FIGURES, UpstreamUsage } from '@gateway/contracts';
 import { ApplicationsRepository, TaskRecord, TasksRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
@@ -22,7 +22,7 @@ export interface UpstreamDrift {
   reported: DriftFigures;
   /**
    * Calls that ended `spent`: the upstream may have done (and billed) the work, the caller got nothing from it.
-   * Cost at the model's image price, one image a call; a token model's spent call has no count to price.
+   * Cost at the route's image price, one image a call; a token model's spent call has no count to price.
    */
   spentNotDelivered: { calls: number; costNanos: number };
 }
@@ -105,13 +105,20 @@ export class UpstreamReconciler {
       if (attempt.outcome !== 'spent') continue;
       const row = entry(attempt.route);
       row.spentNotDelivered.calls++;
-      row.spentNotDelivered.costNanos += this.spentPrice(model);
+      row.spentNotDelivered.costNanos += this.spentPrice(model, attempt.route);
     }
   }
 
-  /** A spent call at the model's price: one image for an image model; nothing countable for a token model. */
-  private spentPrice(model: string): number {
+  /**
+   * A spent call at the price of the route it was spent on (its own `price:`, else the model's), as a delivered
+   * image of that route is billed: one image for an image model; nothing countable for a token model.
+   */
+  private spentPrice(model: string, route: string): number {
     const spec = this.catalog.find(model);
-    return spec ? this.pricing.imageUnitPriceNanos(spec) : 0;
+    if (!spec) return 0;
+    return this.pricing.imageUnitPriceNanos(
+      spec,
+      spec.routes.find((candidate) => routeKey(candidate) === route),
+    );
   }
 }
