@@ -1,4 +1,4 @@
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export class WebhookReceiver {
   url = '';
   /** What a 2xx answer says. */
   body = 'ok';
+  /** Runs before each answer is sent: what the world does while a delivery is under way. */
+  beforeAnswer?: () => Promise<void>;
 
   constructor(private readonly host = '127.0.0.1') {}
 
@@ -31,22 +33,25 @@ export class WebhookReceiver {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const rawBody = Buffer.concat(chunks).toString('utf8');
-        const status = this.script.shift() ?? 200;
-        this.received.push({
-          headers: request.headers,
-          rawBody,
-          body: JSON.parse(rawBody),
-          answered: status,
-          at: Date.now(),
-        });
-        response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? this.body : 'not now');
-      });
+      request.on('end', () => void this.answerDelivery(request.headers, Buffer.concat(chunks), response));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, this.host, resolve));
     this.url = `http://${this.host}:${(this.server.address() as AddressInfo).port}/hooks`;
     return this;
+  }
+
+  private async answerDelivery(headers: IncomingHttpHeaders, bytes: Buffer, response: ServerResponse): Promise<void> {
+    const rawBody = bytes.toString('utf8');
+    const status = this.script.shift() ?? 200;
+    this.received.push({
+      headers,
+      rawBody,
+      body: JSON.parse(rawBody),
+      answered: status,
+      at: Date.now(),
+    });
+    await this.beforeAnswer?.();
+    response.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? this.body : 'not now');
   }
 
   /** The next deliveries get these statuses, in order. */
