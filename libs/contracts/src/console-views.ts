@@ -237,6 +237,103 @@ export function pageSchema<S extends object>(item: S) {
   } as const;
 }
 
+/** A JSON object whose listed properties are all present and the only ones. */
+function exact<P extends Record<string, unknown>>(properties: P) {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties) as (keyof P & string)[],
+    additionalProperties: false,
+  } as const;
+}
+const NULLABLE_INTEGER = { type: ['integer', 'null'] } as const;
+const listOf = <S extends object>(item: S) => exact({ data: { type: 'array', items: item } as const });
+
+export const ACCOUNT_VIEW_SCHEMA = exact({
+  id: STRING,
+  email: STRING,
+  role: { enum: ['admin', 'user'] },
+  disabled: { type: 'boolean' },
+  ceilings: exact({
+    max_applications: NULLABLE_INTEGER,
+    max_daily_call_limit: NULLABLE_INTEGER,
+    max_token_quota: NULLABLE_INTEGER,
+  }),
+  created_at: TIME,
+} as const);
+
+/** GET /console/api/admin/users: each account with its number of applications. */
+export const ACCOUNT_LIST_SCHEMA = listOf({
+  ...ACCOUNT_VIEW_SCHEMA,
+  properties: { ...ACCOUNT_VIEW_SCHEMA.properties, applications: INTEGER },
+  required: [...ACCOUNT_VIEW_SCHEMA.required, 'applications'],
+} as const);
+
+export const OPERATOR_APPLICATION_LIST_SCHEMA = listOf(
+  exact({
+    id: STRING,
+    name: STRING,
+    owner_id: NULLABLE_STRING,
+    status: { enum: ['active', 'revoked'] },
+    type: { enum: APPLICATION_TYPES },
+    daily_call_limit: INTEGER,
+    token_quota: INTEGER,
+    created_at: TIME,
+  } as const),
+);
+
+export const QUEUE_STATES_SCHEMA = listOf(
+  exact({ name: STRING, waiting: INTEGER, active: INTEGER, delayed: INTEGER, failed: INTEGER, workers: INTEGER }),
+);
+
+export const FAILED_JOBS_SCHEMA = listOf(
+  exact({
+    id: STRING,
+    queue: STRING,
+    task_id: NULLABLE_STRING,
+    app_id: NULLABLE_STRING,
+    reason: STRING,
+    attempts: INTEGER,
+    failed_at: NULLABLE_TIME,
+  }),
+);
+
+export const JOB_RETRY_SCHEMA = exact({ queue: STRING, job_id: STRING, status: { const: 'retrying' } } as const);
+
+/** The token is shown only in this answer. */
+export const INVITATION_SCHEMA = exact({ invitation: STRING, email: NULLABLE_STRING, expires_at: TIME });
+
+export const REDELIVERY_SCHEMA = exact({
+  app_id: STRING,
+  task_id: STRING,
+  event: STRING,
+  status: { const: 'queued' },
+} as const);
+
+export const AUDIT_RECORD_VIEW_SCHEMA = exact({
+  id: STRING,
+  action: STRING,
+  actor: exact({ id: NULLABLE_STRING, email: NULLABLE_STRING }),
+  address: STRING,
+  app_id: NULLABLE_STRING,
+  user_id: NULLABLE_STRING,
+  changes: {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: { before: {}, after: {} },
+      required: ['before', 'after'],
+      additionalProperties: false,
+    },
+  },
+  created_at: TIME,
+} as const);
+
+export const AUDIT_PAGE_SCHEMA = exact({
+  data: { type: 'array', items: AUDIT_RECORD_VIEW_SCHEMA },
+  next: NULLABLE_STRING,
+} as const);
+
 export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
 export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
 export type SignUpAccepted = FromSchema<typeof SIGN_UP_ACCEPTED_SCHEMA>;
@@ -250,3 +347,9 @@ export type UsageSeries = FromSchema<typeof USAGE_SERIES_SCHEMA>;
 export type BillingRecordView = FromSchema<typeof BILLING_RECORD_VIEW_SCHEMA>;
 export type WebhookDeliveryView = FromSchema<typeof WEBHOOK_DELIVERY_VIEW_SCHEMA>;
 export type TaskView = FromSchema<typeof TASK_VIEW_SCHEMA>;
+export type AccountView = FromSchema<typeof ACCOUNT_LIST_SCHEMA>['data'][number];
+export type OperatorApplicationView = FromSchema<typeof OPERATOR_APPLICATION_LIST_SCHEMA>['data'][number];
+export type QueueState = FromSchema<typeof QUEUE_STATES_SCHEMA>['data'][number];
+export type FailedJob = FromSchema<typeof FAILED_JOBS_SCHEMA>['data'][number];
+export type Invitation = FromSchema<typeof INVITATION_SCHEMA>;
+export type AuditRecordView = FromSchema<typeof AUDIT_RECORD_VIEW_SCHEMA>;

@@ -5,9 +5,13 @@ import type { ApplicationListItem, ApplicationType, UsageSeries } from '@gateway
  * schemas the OpenAPI document gives and the e2e suites check every answer against.
  */
 export type {
+  AccountView,
   ApiKeyView,
+  AuditRecordView,
   BillingRecordView,
   Credentials,
+  FailedJob,
+  QueueState,
   SessionUser,
   SignedIn,
   SignUpAccepted,

@@ -3,18 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { usePages } from '../api/use-pages';
 import { DataTable } from '../components/DataTable';
 import { RequestStatus } from '../components/RequestStatus';
-
-/** One audit record as GET /console/api/audit answers it (docs/contracts.md, audit log). */
-interface AuditRecordView {
-  id: string;
-  action: string;
-  actor: { id: string | null; email: string | null };
-  address: string;
-  app_id: string | null;
-  user_id: string | null;
-  changes: Record<string, { before: unknown; after: unknown }>;
-  created_at: string;
-}
+import type { AuditRecordView } from '../api/types';
 
 /** Long values (an application's API keys, a whole whitelist) cut, so a row stays readable. */
 const SHOWN_CHARS = 160;

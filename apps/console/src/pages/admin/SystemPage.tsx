@@ -6,25 +6,7 @@ import { get, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 import { DataTable } from '../../components/DataTable';
 import { RequestStatus } from '../../components/RequestStatus';
-
-interface QueueState {
-  name: string;
-  waiting: number;
-  active: number;
-  delayed: number;
-  failed: number;
-  workers: number;
-}
-
-interface FailedJob {
-  id: string;
-  queue: string;
-  task_id: string | null;
-  app_id: string | null;
-  reason: string;
-  attempts: number;
-  failed_at: string | null;
-}
+import type { FailedJob, QueueState } from '../../api/types';
 
 /** The queues as BullMQ counts them, the workers connected to each, and recent failed jobs to retry. */
 export default function SystemPage() {

@@ -19,15 +19,9 @@ import { get, patch, post } from '../../api/client';
 import { useRequest } from '../../api/use-request';
 import { DataTable } from '../../components/DataTable';
 import { RequestStatus } from '../../components/RequestStatus';
+import type { AccountView } from '../../api/types';
 
-interface Account {
-  id: string;
-  email: string;
-  role: 'admin' | 'user';
-  disabled: boolean;
-  applications: number;
-  ceilings: { max_applications: number | null; max_daily_call_limit: number | null; max_token_quota: number | null };
-}
+type Account = AccountView;
 
 const CEILINGS = [
   ['max_applications', 'admin.maxApplications'],
