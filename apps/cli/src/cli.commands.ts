@@ -10,9 +10,9 @@ import {
 import { formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/metering';
 import {
+  accountAccess,
   auditedApplication,
   auditedKeys,
-  auditedUser,
   AuditTrail,
   changedFields,
   CLI_ACTOR,
@@ -274,7 +274,7 @@ export class CliCommands {
     await this.audit.record(CLI_ACTOR, {
       action: 'user.update',
       userId: user._id,
-      changes: changedFields(auditedUser(user), promoted && auditedUser(promoted)),
+      changes: changedFields(accountAccess(user), promoted && accountAccess(promoted)),
     });
     return `${user.email} is now an operator of this gateway.`;
   }

@@ -1,5 +1,5 @@
 import { CatalogService, ResolvedRoute } from '@gateway/catalog';
-import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
+import { AppConfig, GatewayError, LOGGER, longestImageCallMs } from '@gateway/common';
 import { addUsage, MAX_RECORDED_UPSTREAM_ATTEMPTS, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
 import { LeaseSemaphore, routeSemaphore, RoutePacer } from '@gateway/queue';
@@ -87,7 +87,7 @@ export class ProviderRouter {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.providers = { [local.name]: local, [openAiCompatible.name]: openAiCompatible, [dashScope.name]: dashScope };
-    this.leaseMs = Math.max(config.UPSTREAM_TIMEOUT_MS, DashScopeProvider.longestCallMs(config)) + 5_000;
+    this.leaseMs = Math.max(config.UPSTREAM_TIMEOUT_MS, longestImageCallMs(config)) + 5_000;
     this.slotWaitMs = config.UPSTREAM_TIMEOUT_MS;
     this.retryPolicy = retry(
       handleWhen((error) => error instanceof ProviderError && error.failure === 'retryable'),

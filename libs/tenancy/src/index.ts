@@ -20,3 +20,4 @@ export * from './console/console-operators.service';
 export * from './console/console-audit.service';
 export * from './console/console.module';
 export * from './audit/audit-trail';
+export * from './console/account-access';

@@ -66,7 +66,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   /**
    * How long a signed input URL must stay valid from the moment a call is built. Each call decides for itself, after
    * its route slot and its turn under max_rps (ProviderRouter.attempt), so the pacing of the job's other calls is
-   * behind it: what the URL must outlast is this call (longestCallMs: DashScope fetches inputs at the start of the
+   * behind it: what the URL must outlast is this call (longestImageCallMs: DashScope fetches inputs at the start of the
    * generation, so this over-covers) plus a minute for clocks.
    */
   private readonly urlMustLastMs: number;
@@ -74,13 +74,8 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   constructor(config: AppConfig) {
     this.generationMs = config.UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS;
     this.downloadMs = config.UPSTREAM_IMAGE_DOWNLOAD_TIMEOUT_MS;
-    this.urlMustLastMs = DashScopeProvider.longestCallMs(config) + CLOCK_MARGIN_MS;
+    this.urlMustLastMs = longestImageCallMs(config) + CLOCK_MARGIN_MS;
     this.agent = upstreamAgent(Math.max(this.generationMs, this.downloadMs), 128);
-  }
-
-  /** The longest one editImage call can take: what a route slot's lease must outlive. */
-  static longestCallMs(config: AppConfig): number {
-    return longestImageCallMs(config);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -97,7 +92,7 @@ export class DashScopeProvider implements ModelProvider, OnModuleDestroy {
   async editImage(route: ResolvedRoute, call: ImageEditCall): Promise<ImageEditAnswer> {
     const neededUntil = Date.now() + this.urlMustLastMs;
     const request = await generationRequest(route.model, call, (input) => !inlineReason(input, neededUntil));
-    // The first request and an inline retry share one deadline, so longestCallMs still bounds the call.
+    // The first request and an inline retry share one deadline, so longestImageCallMs still bounds the call.
     const signal = AbortSignal.timeout(this.generationMs);
     let answer: { body: GenerationAnswer; requestId?: string };
     try {

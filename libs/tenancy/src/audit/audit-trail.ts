@@ -1,8 +1,7 @@
 import { LOGGER } from '@gateway/common';
-import { ApiKey, ApplicationRecord, AuditChange, AuditEntry, AuditLogRepository, UserRecord } from '@gateway/db';
+import { ApiKey, ApplicationRecord, AuditChange, AuditEntry, AuditLogRepository } from '@gateway/db';
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
-import { accountAccess } from '../console/account-access';
 
 /** Who acted and from where: a console account and its request's address, or the operator CLI. */
 export interface AuditActor {
@@ -67,11 +66,6 @@ export function auditedKeys(keys: Pick<ApiKey, 'prefix' | 'status' | 'expiresAt'
     status: key.status,
     expires_at: key.expiresAt ? new Date(key.expiresAt).toISOString() : null,
   }));
-}
-
-/** An account's fields an audit record compares; never its password hash. */
-export function auditedUser(user: UserRecord): Record<string, unknown> {
-  return accountAccess(user);
 }
 
 /** The fields whose value differs, each before → after; a field one side lacks is null there. */

@@ -9,7 +9,7 @@ import {
 } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AuditActor, auditedUser, AuditTrail, changedFields } from '../audit/audit-trail';
+import { AuditActor, AuditTrail, changedFields } from '../audit/audit-trail';
 import { accountAccess } from './account-access';
 
 export interface AccountChanges {
@@ -65,7 +65,7 @@ export class ConsoleOperatorsService {
     await this.audit.record(actor, {
       action: 'user.update',
       userId,
-      changes: changedFields(auditedUser(before), auditedUser(user)),
+      changes: changedFields(accountAccess(before), accountAccess(user)),
     });
     return presentUser(user);
   }
