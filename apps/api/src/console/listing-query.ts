@@ -7,15 +7,9 @@ const MAX_LIMIT = 200;
 
 /** `from`..`to` as UTC days, defaulting to the 30 days up to today; at most a year. */
 export function dayRange(from?: string, to?: string): { from: string; to: string } {
-  const until = to ?? utcDay();
-  const since = from ?? utcDaysBefore(until, 29);
-  for (const [param, value] of [
-    ['from', since],
-    ['to', until],
-  ]) {
-    if (!UTC_DAY_PATTERN.test(value) || Number.isNaN(Date.parse(value)))
-      throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
-  }
+  // Each is read before the default of `from` is counted back from `to`, which a day like 0000-00-00 would break.
+  const until = to === undefined ? utcDay() : readDay('to', to);
+  const since = from === undefined ? utcDaysBefore(until, 29) : readDay('from', from);
   const days = (Date.parse(until) - Date.parse(since)) / 86_400_000;
   if (days < 0 || days >= MAX_RANGE_DAYS) {
     throw new GatewayError(
@@ -25,6 +19,14 @@ export function dayRange(from?: string, to?: string): { from: string; to: string
     );
   }
   return { from: since, to: until };
+}
+
+/** A calendar day as written, YYYY-MM-DD: not 2025-02-30, which Date.parse would read as March 2. */
+function readDay(param: string, value: string): string {
+  const at = Date.parse(value);
+  if (!UTC_DAY_PATTERN.test(value) || Number.isNaN(at) || utcDay(at) !== value)
+    throw new GatewayError('InvalidParameter', `${param} must be a UTC day, YYYY-MM-DD`, { param });
+  return value;
 }
 
 /** The query of a newest-first console listing: a day range, a page size and the cursor of the previous page. */

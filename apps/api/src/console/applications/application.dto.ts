@@ -1,6 +1,6 @@
 import { ApplicationField, ApplicationType, applicationFieldProblem, describeFieldProblem } from '@gateway/contracts';
 import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 
 /**
  * Checks a field by the rules the console's forms check too (`@gateway/contracts`), with the same message. The
@@ -21,62 +21,68 @@ function FollowsRule(field: ApplicationField): PropertyDecorator {
   });
 }
 
+/**
+ * A field left out is not set. Unlike `@IsOptional()`, null is checked by the field's rule and refused: stored, it
+ * would read back as null where the application's view promises a list or a text.
+ */
+const Optional = () => ValidateIf((_object, value) => value !== undefined);
+
 export class ScopeDto {
-  @IsOptional()
+  @Optional()
   @FollowsRule('scope.capabilities')
   capabilities?: string[];
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('scope.models')
   models?: string[];
 }
 
 /** Every console field of an application except its name; 0 means unlimited for the limits. */
 class ApplicationFieldsDto {
-  @IsOptional()
+  @Optional()
   @FollowsRule('description')
   description?: string;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('type')
   type?: ApplicationType;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('usage_scenario')
   usage_scenario?: string;
 
   /** Expected calls per day. */
-  @IsOptional()
+  @Optional()
   @FollowsRule('expected_volume')
   expected_volume?: number;
 
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => ScopeDto)
   scope?: ScopeDto;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('daily_call_limit')
   daily_call_limit?: number;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('concurrency_limit')
   concurrency_limit?: number;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('requests_per_minute')
   requests_per_minute?: number;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('token_quota')
   token_quota?: number;
 
-  @IsOptional()
+  @Optional()
   @FollowsRule('ip_whitelist')
   ip_whitelist?: string[];
 
   /** An empty string removes the callback. */
-  @IsOptional()
+  @Optional()
   @FollowsRule('callback_url')
   callback_url?: string;
 }
@@ -88,7 +94,7 @@ export class CreateApplicationDto extends ApplicationFieldsDto {
 }
 
 export class UpdateApplicationDto extends ApplicationFieldsDto {
-  @IsOptional()
+  @Optional()
   @FollowsRule('name')
   name?: string;
 }
