@@ -137,6 +137,11 @@ describe('OpenAPI document', () => {
       expect(elsewhere).toEqual([]);
       expect(shown).toBe(true);
       await page.getByText('Model Gateway').first().waitFor();
+      // The chat operation: its request schema (the one ajv checks bodies with), its answers and the SSE stream.
+      await page.getByText('Chat', { exact: true }).first().click();
+      await page.getByText('Create a chat completion').first().click();
+      await page.getByRole('heading', { name: 'Create a chat completion' }).waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: path.join(SHOTS, 'docs-chat.png'), fullPage: false });
     } finally {
       await browser.close();
     }
