@@ -463,6 +463,8 @@ function ensureMasterKey(root) {
 
 module.exports = {
   CACHE_DIR,
+  aptInstall,
+  run,
   ensureRedis,
   ensureChromium,
   ensureFerretDb,

