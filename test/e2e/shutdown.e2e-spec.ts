@@ -138,6 +138,8 @@ describe('shutdown of a gateway process', () => {
       const setup = await startApi(env);
       const { apiKey } = await createApplication(setup).finally(() => setup.close());
       const [api, worker] = await Promise.all([start('api'), start('worker')]);
+      // The contract hook reads this api's OpenAPI document at its first /v1 answer: here, not after SIGTERM.
+      expect((await getJson(`${api.url}/v1/models`, apiKey)).status).toBe(200);
       upstream.setDelay(60_000);
       const held = postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'held' }, apiKey).catch(
         (error: Error) => error,
