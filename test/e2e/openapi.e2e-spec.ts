@@ -81,8 +81,8 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('fails a test whose answer breaks the document: an undocumented status, another media type, a body off its schema', async () => {
-    const headers = (type: string) => new Headers({ 'content-type': type });
+  it('fails a test whose answer breaks the document: an undocumented status, a missing header, another media type, a body off its schema', async () => {
+    const headers = (type: string) => new Headers({ 'content-type': type, 'x-request-id': 'req_0' });
     const json = headers('application/json; charset=utf-8');
     const models = `${api.url}/v1/models`;
     await expect(checkContract('GET', models, { status: 418, headers: json, body: {} })).rejects.toThrow(
@@ -91,6 +91,9 @@ describe('OpenAPI document', () => {
     await expect(
       checkContract('GET', models, { status: 200, headers: headers('text/plain'), body: 'hi' }),
     ).rejects.toThrow('as text/plain; documented: application/json');
+    await expect(
+      checkContract('GET', models, { status: 200, headers: new Headers(), body: { object: 'list', data: [] } }),
+    ).rejects.toThrow('without the X-Request-Id header the OpenAPI document promises');
     await expect(
       checkContract('GET', models, { status: 200, headers: json, body: { object: 'list', data: [{ id: 1 }] } }),
     ).rejects.toThrow('/data/0/id must be string');

@@ -8,7 +8,12 @@ import addFormats from 'ajv-formats';
  * the call, naming the operation and what differs.
  */
 interface Document {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>>;
+}
+
+interface DocumentedResponse {
+  headers?: Record<string, { required?: boolean }>;
+  content?: Record<string, unknown>;
 }
 
 interface Contract {
@@ -42,6 +47,9 @@ export async function checkContract(method: string, url: string, response: Recei
   const where = `${method.toUpperCase()} ${template.path} answered ${response.status}`;
   const documented = operation.responses[String(response.status)];
   if (!documented) throw new Error(`contract: ${where}, a status the OpenAPI document does not list for it`);
+  for (const [name, header] of Object.entries(documented.headers ?? {}))
+    if (header.required && !response.headers.has(name))
+      throw new Error(`contract: ${where} without the ${name} header the OpenAPI document promises`);
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0].trim();
   if (!documented.content) {
     if (response.body !== null && response.body !== '')

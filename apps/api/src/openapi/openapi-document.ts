@@ -215,25 +215,29 @@ function operation(
   const onV1 = route.path.startsWith('/v1/');
   for (const [code, success] of Object.entries(doc.success)) {
     responses[code] = successResponse(success, doc, onV1, api);
+    if (doc.links && typeof success === 'string' && success !== '') responses[code].links = links(doc.links);
   }
   if (doc.task) {
     responses['202'] = {
       description: 'Accepted (`X-Async: enable`).',
-      headers: headers([
-        'X-Request-Id',
-        'X-Task-Id',
-        'X-Gateway-Overhead-Ms',
-        'Idempotent-Replayed',
-        ...RATE_LIMIT_HEADERS,
-      ]),
+      headers: headers(
+        ['X-Request-Id', 'X-Task-Id', 'X-Gateway-Overhead-Ms', 'Idempotent-Replayed', ...RATE_LIMIT_HEADERS],
+        ['X-Request-Id', 'X-Task-Id'],
+      ),
       content: { 'application/json': { schema: schemaRef('TaskAccepted') } },
+      links: links({
+        ReadTheTask: { operation: 'TasksController.get', parameters: { id: '$response.body#/task_id' } },
+      }),
     };
   }
   for (const [code, codes] of byStatus(errors)) {
     const retry = code === 429 || codes.includes('UpstreamError');
     responses[String(code)] = {
       description: codes.join(', '),
-      headers: headers(['X-Request-Id', ...(retry ? (['Retry-After'] as HeaderName[]) : [])]),
+      headers: headers(
+        ['X-Request-Id', ...(retry ? (['Retry-After'] as HeaderName[]) : [])],
+        ['X-Request-Id', ...(code === 429 ? (['Retry-After'] as HeaderName[]) : [])],
+      ),
       content: {
         'application/json': {
           schema: {
@@ -264,20 +268,27 @@ function successResponse(
   const names: HeaderName[] = ['X-Request-Id'];
   if (onV1) names.push('X-Gateway-Overhead-Ms');
   if (api) names.push(...RATE_LIMIT_HEADERS);
-  if (doc.task || doc.tag === 'Tasks') names.push('X-Task-Id', 'X-Gateway-Route');
-  if (doc.task) names.push('Idempotent-Replayed');
+  const always: HeaderName[] = ['X-Request-Id'];
+  if (doc.task) {
+    names.push('X-Task-Id', 'Idempotent-Replayed');
+    always.push('X-Task-Id');
+  }
+  // What served: on every embeddings, chat and Responses answer, and on a finished task read later.
+  const routed = doc.task && doc.tag !== 'Images';
+  if (routed || doc.tag === 'Tasks') names.push('X-Gateway-Route');
+  if (routed) always.push('X-Gateway-Route');
   if (typeof success !== 'string')
     return {
       description: success.description,
-      headers: headers(names),
+      headers: headers(names, always),
       content: { [success.contentType]: { schema: { type: 'string', contentMediaType: success.contentType } } },
     };
-  if (success === '') return { description: 'No content.', headers: headers(names) };
+  if (success === '') return { description: 'No content.', headers: headers(names, always) };
   const content: JsonSchema = { 'application/json': { schema: schemaRef(success) } };
   if (doc.task?.stream) content['text/event-stream'] = { schema: schemaRef(doc.task.stream) };
   return {
     description: doc.task?.stream ? 'The answer; with `stream: true`, server-sent events.' : 'OK.',
-    headers: headers(names),
+    headers: headers(names, always),
     content,
   };
 }
@@ -357,8 +368,21 @@ function byStatus(codes: Set<ErrorCode>): [number, ErrorCode[]][] {
   return [...groups].sort(([a], [b]) => a - b);
 }
 
-function headers(names: HeaderName[]): JsonSchema {
-  return Object.fromEntries(names.map((name) => [name, HEADERS[name]]));
+/** OpenAPI Link Objects naming their target by its OPERATION_DOCS key, which must be there. */
+function links(table: NonNullable<OperationDoc['links']>): JsonSchema {
+  return Object.fromEntries(
+    Object.entries(table).map(([name, { operation, parameters }]) => {
+      if (!OPERATION_DOCS[operation]) throw new Error(`link ${name} names ${operation}, which OPERATION_DOCS lacks`);
+      return [name, { operationId: operation.replace('.', '_'), parameters }];
+    }),
+  );
+}
+
+/** The response headers `names`; those in `always` are on every such answer (the contract hook checks them). */
+function headers(names: HeaderName[], always: HeaderName[] = ['X-Request-Id']): JsonSchema {
+  return Object.fromEntries(
+    names.map((name) => [name, always.includes(name) ? { ...HEADERS[name], required: true } : HEADERS[name]]),
+  );
 }
 
 function schemaRef(name: string): JsonSchema {
