@@ -11,6 +11,8 @@ export interface SchemathesisOptions {
   exclude?: string;
   /** Sent with every request: the credentials. */
   headers: Record<string, string>;
+  /** schemathesis's phases to run (default: all of them). */
+  phases?: string[];
 }
 
 export interface SchemathesisRun {
@@ -18,6 +20,8 @@ export interface SchemathesisRun {
   output: string;
   /** Operations tested, and the document's. */
   operations: { tested: number; total: number };
+  /** OpenAPI links between the operations tested, and those the stateful phase followed. */
+  links: { covered: number; selected: number };
   /** Test cases generated, each one request or, in the stateful phase, a step of a scenario. */
   testCases: number;
   /** Each failing operation and each kind of failure, as schemathesis names them ("GET /console/api/audit"). */
@@ -28,10 +32,12 @@ export interface SchemathesisRun {
 function figures(output: string): Omit<SchemathesisRun, 'exitCode' | 'output'> {
   const number = (pattern: RegExp) => Number(pattern.exec(output)?.[1] ?? NaN);
   const selected = /Selected: \d+\/(\d+)\s+Tested: (\d+)/.exec(output);
+  const links = /API Links:\s+(\d+) covered \/ (\d+) selected/.exec(output);
   const failing = [...output.matchAll(/^_{3,} (.+?) _{3,}$/gm)].map(([, operation]) => operation);
   const kinds = [...output.matchAll(/^\s+\S+ (ST\d+ .+: \d+)$/gm)].map(([, kind]) => kind);
   return {
     operations: { tested: Number(selected?.[2]), total: Number(selected?.[1]) },
+    links: { covered: Number(links?.[1] ?? 0), selected: Number(links?.[2] ?? 0) },
     testCases: number(/^\s+(\d+) generated/m),
     failures: [...failing, ...kinds],
   };
@@ -58,6 +64,7 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
     '--include-path-regex',
     options.include,
     ...(options.exclude ? ['--exclude-path-regex', options.exclude] : []),
+    ...(options.phases ? ['--phases', options.phases.join(',')] : []),
     ...Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
   ];
   return new Promise((resolve, reject) => {
@@ -69,7 +76,7 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
     child.on('close', (exitCode) => {
       const run = { exitCode, output, ...figures(output) };
       process.stdout.write(
-        `${output}\nschemathesis ${options.include}: ${run.operations.tested} operations, ${run.testCases} test cases, ${run.failures.length} failures, exit code ${exitCode}\n`,
+        `${output}\nschemathesis ${options.include}: ${run.operations.tested} operations, ${run.testCases} test cases, ${run.links.covered} of ${run.links.selected} links followed, ${run.failures.length} failures, exit code ${exitCode}\n`,
       );
       resolve(run);
     });

@@ -21,6 +21,11 @@ export interface OperationDoc {
   /** A task POST: `X-Async`, `Idempotency-Key`, the 202 of an asynchronous call and the task's limits and errors. */
   task?: { stream?: string };
   errors?: ErrorCode[];
+  /**
+   * OpenAPI links of its JSON success answers: what the answer lets a client call next, by OPERATION_DOCS key and
+   * runtime expressions (schemathesis's stateful phase follows them). A task's 202 links to its task by itself.
+   */
+  links?: Record<string, { operation: string; parameters: Record<string, string> }>;
   /** Served without credentials. */
   public?: true;
 }
@@ -74,6 +79,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     requestBody: RESPONSES_REQUEST_SCHEMA,
     success: { 200: 'ResponseObject' },
     task: { stream: 'ResponseStream' },
+    links: { ReadTheResponse: { operation: 'ResponsesController.get', parameters: { id: '$response.body#/id' } } },
   },
   'ResponsesController.get': {
     tag: 'Responses',
@@ -156,6 +162,18 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'Create an application',
     success: { 201: 'IssuedApplication' },
     errors: ['ModelNotFound', 'CeilingExceeded'],
+    links: {
+      UseTheKey: {
+        operation: 'EmbeddingsController.create',
+        parameters: { 'header.Authorization': 'Bearer {$response.body#/credentials/api_key}' },
+      },
+      ReadTheApplication: { operation: 'ConsoleApplicationsController.get', parameters: { id: '$response.body#/id' } },
+      UpdateTheApplication: {
+        operation: 'ConsoleApplicationsController.update',
+        parameters: { id: '$response.body#/id' },
+      },
+      RotateTheKey: { operation: 'ConsoleApplicationsController.rotate', parameters: { id: '$response.body#/id' } },
+    },
   },
   'ConsoleApplicationsController.get': {
     tag: 'Console',
