@@ -10,6 +10,7 @@ import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { createApplication, ROOT, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
 import { ensureLocalModels, expectOneTaskPerCall } from '../helpers/client-calls';
+import { checkedFetch } from '../helpers/contract';
 
 const MODEL = 'smollm2-135m-instruct';
 const FREE = { prompt: 0, completion: 0 };
@@ -41,7 +42,7 @@ describe('chat clients, unchanged, against the local engine', () => {
   let taskIds: string[];
 
   const noting: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await checkedFetch(input, init);
     const taskId = response.headers.get('x-task-id');
     if (taskId) taskIds.push(taskId);
     return response;

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
 import { expectOneTaskPerCall as expectOneCallPerTask } from '../helpers/client-calls';
+import { checkedFetch } from '../helpers/contract';
 
 // x-chat (test/fixtures/models.yaml) routes to the strict fake as OpenAI, model gpt-test, at 800 nanos a prompt
 // token and 2,000 a completion token.
@@ -40,7 +41,7 @@ describe('chat clients, unchanged, against the strict OpenAI fake as upstream', 
 
   const noting: typeof fetch = async (input, init) => {
     if (typeof init?.body === 'string') sent.push(JSON.parse(init.body) as Record<string, unknown>);
-    const response = await fetch(input, init);
+    const response = await checkedFetch(input, init);
     const taskId = response.headers.get('x-task-id');
     if (taskId) taskIds.push(taskId);
     return response;

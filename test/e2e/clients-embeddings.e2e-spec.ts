@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, ROOT, RunningApi, RunningWorker, startApi, startWorker, testEnv } from '../helpers/gateway';
 import { ensureLocalModels, expectOneTaskPerCall } from '../helpers/client-calls';
+import { checkedFetch } from '../helpers/contract';
 
 /** Short, varied sentences, different from each other, as a document set is. */
 function documents(count: number): string[] {
@@ -84,7 +85,7 @@ describe.each(TARGETS)('embedding clients, unchanged, against $name', (target) =
   let taskIds: string[];
 
   const noting: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await checkedFetch(input, init);
     const taskId = response.headers.get('x-task-id');
     if (taskId) taskIds.push(taskId);
     return response;
