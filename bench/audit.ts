@@ -10,17 +10,13 @@
  *
  * Run: npm run bench:audit [-- --sizes 100000,1000000 --runs 5]
  */
+import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 import { execFileSync } from 'node:child_process';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { ConfigModule, LoggerModule, createLogger, loadConfig, utcDay, utcDaysBefore } from '@gateway/common';
-import { AuditEntry, AuditLogRepository, DbModule } from '@gateway/db';
-import { QueueModule } from '@gateway/queue';
+import { INestApplicationContext } from '@nestjs/common';
+import { utcDay, utcDaysBefore } from '@gateway/common';
+import { AuditEntry, AuditLogRepository } from '@gateway/db';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
@@ -35,43 +31,12 @@ const BATCH = 500;
 const IN_FLIGHT = 8;
 const LIMIT = 50;
 
-@Module({})
-class BenchModule {}
-
-type Context = Awaited<ReturnType<typeof NestFactory.createApplicationContext>>;
+type Context = INestApplicationContext;
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-audit-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-  try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/audit`,
-      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-      LOCAL_MODELS: 'off',
-    });
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: BenchModule,
-        imports: [
-          ConfigModule.forRoot(config),
-          LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'audit-bench')),
-          DbModule,
-          QueueModule.forRoot('producer'),
-        ],
-      },
-      { logger: false },
-    );
-    await app.init();
+  await withEmbeddedStack('audit', async (stack) => {
+    const config = benchConfig(stack, 'audit');
+    const app = await benchContext(config, 'audit-bench');
     const log = app.get(AuditLogRepository);
     const today = utcDay();
     const query = { from: utcDaysBefore(today, DAYS - 1), to: today, limit: LIMIT };
@@ -84,8 +49,8 @@ async function main(): Promise<void> {
       );
       // As in bench/growth.ts: a fill this fast leaves autovacuum's work and dirty pages that spread-out traffic
       // would not; clear both before timing.
-      psql(database.postgresUrl, 'VACUUM (ANALYZE)');
-      psql(database.postgresUrl, 'CHECKPOINT');
+      psql(stack.postgresUrl, 'VACUUM (ANALYZE)');
+      psql(stack.postgresUrl, 'CHECKPOINT');
       execFileSync('sync');
       const first = await log.list({ all: true }, undefined, query);
       const cases: [string, () => Promise<number>][] = [
@@ -120,11 +85,7 @@ async function main(): Promise<void> {
       }
     }
     await app.close();
-  } finally {
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 const appOf = (i: number) => `app_audit${String(i).padStart(2, '0')}`;

@@ -9,13 +9,10 @@
  * Run: npm run bench:console [-- --visits 10]
  */
 import 'reflect-metadata';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { loadConfig } from '@gateway/common';
+import { benchConfig, withEmbeddedStack } from './embedded-stack';
 import { createApiApp } from '../apps/api/src/bootstrap';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
@@ -28,78 +25,59 @@ const TARGET_JS_BYTES = 300 * 1024;
 async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');
   services.ensureBuilt(root);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-console-bench-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-  const api = await createApiApp(
-    loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/console-bench`,
-      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-      LOCAL_MODELS: 'off',
-    }),
-  );
-  const browser = await chromium.launch({
-    executablePath: services.ensureChromium(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  try {
-    await api.listen(0, '127.0.0.1');
-    const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
-    const runs: { ms: number; js: number; css: number; other: number }[] = [];
-    for (let visit = 0; visit < VISITS; visit++) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Network.enable');
-      const bytes = { js: 0, css: 0, other: 0 };
-      const kinds = new Map<string, keyof typeof bytes>();
-      cdp.on('Network.responseReceived', ({ requestId, response }) => {
-        kinds.set(
-          requestId,
-          response.mimeType.includes('javascript') ? 'js' : response.mimeType.includes('css') ? 'css' : 'other',
-        );
-      });
-      cdp.on('Network.loadingFinished', ({ requestId, encodedDataLength }) => {
-        bytes[kinds.get(requestId) ?? 'other'] += encodedDataLength;
-      });
-      const started = Date.now();
-      await page.goto(`${url}/console/`);
-      await page.getByRole('button', { name: 'Sign in' }).waitFor({ state: 'visible' });
-      await page.waitForFunction(() => !document.querySelector('button[type=submit]')?.hasAttribute('disabled'));
-      const ms = Date.now() - started;
-      await page.waitForLoadState('networkidle');
-      runs.push({ ms, ...bytes });
-      await context.close();
+  await withEmbeddedStack('console-bench', async (stack) => {
+    const api = await createApiApp(benchConfig(stack, 'console-bench'));
+    const browser = await chromium.launch({
+      executablePath: services.ensureChromium(),
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    try {
+      await api.listen(0, '127.0.0.1');
+      const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+      const runs: { ms: number; js: number; css: number; other: number }[] = [];
+      for (let visit = 0; visit < VISITS; visit++) {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        const page = await context.newPage();
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Network.enable');
+        const bytes = { js: 0, css: 0, other: 0 };
+        const kinds = new Map<string, keyof typeof bytes>();
+        cdp.on('Network.responseReceived', ({ requestId, response }) => {
+          kinds.set(
+            requestId,
+            response.mimeType.includes('javascript') ? 'js' : response.mimeType.includes('css') ? 'css' : 'other',
+          );
+        });
+        cdp.on('Network.loadingFinished', ({ requestId, encodedDataLength }) => {
+          bytes[kinds.get(requestId) ?? 'other'] += encodedDataLength;
+        });
+        const started = Date.now();
+        await page.goto(`${url}/console/`);
+        await page.getByRole('button', { name: 'Sign in' }).waitFor({ state: 'visible' });
+        await page.waitForFunction(() => !document.querySelector('button[type=submit]')?.hasAttribute('disabled'));
+        const ms = Date.now() - started;
+        await page.waitForLoadState('networkidle');
+        runs.push({ ms, ...bytes });
+        await context.close();
+      }
+      const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+      const ms = median(runs.map((run) => run.ms));
+      const js = median(runs.map((run) => run.js));
+      const css = median(runs.map((run) => run.css));
+      const other = median(runs.map((run) => run.other));
+      print(`console first load in Chromium, ${VISITS} visits with an empty cache (median):`);
+      print(
+        `  time to interactive (sign-in form usable): ${ms} ms (target < ${TARGET_MS} ms) ${ms < TARGET_MS ? 'ok' : 'MISSED'}`,
+      );
+      print(
+        `  transferred: JavaScript ${(js / 1024).toFixed(1)} KB (target < ${TARGET_JS_BYTES / 1024} KB) ${js < TARGET_JS_BYTES ? 'ok' : 'MISSED'}, CSS ${(css / 1024).toFixed(1)} KB, other ${(other / 1024).toFixed(1)} KB`,
+      );
+      print(`  slowest visit: ${Math.max(...runs.map((run) => run.ms))} ms`);
+    } finally {
+      await browser.close();
+      await api.close();
     }
-    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-    const ms = median(runs.map((run) => run.ms));
-    const js = median(runs.map((run) => run.js));
-    const css = median(runs.map((run) => run.css));
-    const other = median(runs.map((run) => run.other));
-    print(`console first load in Chromium, ${VISITS} visits with an empty cache (median):`);
-    print(
-      `  time to interactive (sign-in form usable): ${ms} ms (target < ${TARGET_MS} ms) ${ms < TARGET_MS ? 'ok' : 'MISSED'}`,
-    );
-    print(
-      `  transferred: JavaScript ${(js / 1024).toFixed(1)} KB (target < ${TARGET_JS_BYTES / 1024} KB) ${js < TARGET_JS_BYTES ? 'ok' : 'MISSED'}, CSS ${(css / 1024).toFixed(1)} KB, other ${(other / 1024).toFixed(1)} KB`,
-    );
-    print(`  slowest visit: ${Math.max(...runs.map((run) => run.ms))} ms`);
-  } finally {
-    await browser.close();
-    await api.close();
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 function print(line: string): void {

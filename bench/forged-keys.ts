@@ -9,18 +9,13 @@
  * Run: npm run bench:forged-keys [-- --forged 10000 --concurrency 100]
  */
 import 'reflect-metadata';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { BASE62, loadConfig, randomBase62 } from '@gateway/common';
+import { BASE62, randomBase62 } from '@gateway/common';
 import { ApiKeysRepository } from '@gateway/db';
 import { CredentialsService } from '@gateway/tenancy';
 import { createApiApp } from '../apps/api/src/bootstrap';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const services = require('../scripts/services.js');
+import { benchConfig, withEmbeddedStack } from './embedded-stack';
 
 const { values } = parseArgs({
   options: { forged: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '100' } },
@@ -58,110 +53,90 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-forged-keys-bench-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-  const api = await createApiApp(
-    loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/forged-keys-bench`,
-      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-      LOCAL_MODELS: 'off',
-      TRUSTED_PROXIES: '127.0.0.1',
-    }),
-  );
-  try {
-    await api.listen(0, '127.0.0.1');
-    const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
-    const { apiKey } = await api.get(CredentialsService).createApplication({
-      name: 'real',
-      description: '',
-      type: 'backend',
-      usageScenario: '',
-      expectedVolume: 0,
-      scope: { capabilities: [], models: [] },
-      dailyCallLimit: 0,
-      concurrencyLimit: 0,
-      requestsPerMinute: 0,
-      tokenQuota: 0,
-      ipWhitelist: [],
-    });
-    const repository = api.get(ApiKeysRepository);
-    let lookUps = 0;
-    const findByHash = repository.findByHash.bind(repository);
-    repository.findByHash = (hash: string) => {
-      lookUps++;
-      return findByHash(hash);
-    };
-    const call = (key: string, address: string) =>
-      fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': address } }).then(
-        async (response) => {
-          await response.arrayBuffer();
-          return response.status;
-        },
-      );
+  await withEmbeddedStack('forged-keys-bench', async (stack) => {
+    const api = await createApiApp(benchConfig(stack, 'forged-keys-bench', { TRUSTED_PROXIES: '127.0.0.1' }));
+    try {
+      await api.listen(0, '127.0.0.1');
+      const url = (await api.getUrl()).replace('[::1]', '127.0.0.1');
+      const { apiKey } = await api.get(CredentialsService).createApplication({
+        name: 'real',
+        description: '',
+        type: 'backend',
+        usageScenario: '',
+        expectedVolume: 0,
+        scope: { capabilities: [], models: [] },
+        dailyCallLimit: 0,
+        concurrencyLimit: 0,
+        requestsPerMinute: 0,
+        tokenQuota: 0,
+        ipWhitelist: [],
+      });
+      const repository = api.get(ApiKeysRepository);
+      let lookUps = 0;
+      const findByHash = repository.findByHash.bind(repository);
+      repository.findByHash = (hash: string) => {
+        lookUps++;
+        return findByHash(hash);
+      };
+      const call = (key: string, address: string) =>
+        fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': address } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+        );
 
-    /** The real key's latencies over REAL_CALLS calls, four at a time, while `during` runs. */
-    async function realKeyLatency(during: Promise<unknown> = Promise.resolve()) {
-      const latencies: number[] = [];
-      let next = 0;
-      await Promise.all([
-        during,
-        ...Array.from({ length: 4 }, async () => {
-          while (next++ < REAL_CALLS) {
-            const started = performance.now();
-            if ((await call(apiKey, '198.51.100.1')) !== 200) throw new Error('the real key was refused');
-            latencies.push(performance.now() - started);
-          }
-        }),
-      ]);
-      latencies.sort((a, b) => a - b);
-      return `real key median ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`;
-    }
+      /** The real key's latencies over REAL_CALLS calls, four at a time, while `during` runs. */
+      async function realKeyLatency(during: Promise<unknown> = Promise.resolve()) {
+        const latencies: number[] = [];
+        let next = 0;
+        await Promise.all([
+          during,
+          ...Array.from({ length: 4 }, async () => {
+            while (next++ < REAL_CALLS) {
+              const started = performance.now();
+              if ((await call(apiKey, '198.51.100.1')) !== 200) throw new Error('the real key was refused');
+              latencies.push(performance.now() - started);
+            }
+          }),
+        ]);
+        latencies.sort((a, b) => a - b);
+        return `real key median ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`;
+      }
 
-    // Warm up the real key and the server's handling of a burst (the first burst ran slowest whatever its keys).
-    await realKeyLatency();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async (_, i) => {
-        for (let n = 0; n < 20; n++) await call(`sk-${randomBase62(49)}`, `198.51.100.${i}`);
-      }),
-    );
-    console.log(`alone: ${await realKeyLatency()}`);
-    for (const forgery of FORGERIES) {
-      lookUps = 0;
-      const answers: Record<number, number> = {};
-      let sent = 0;
-      const started = performance.now();
-      const burst = Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (sent < FORGED) {
-            const i = sent++;
-            const status = await call(forgery.key(), forgery.address(i));
-            answers[status] = (answers[status] ?? 0) + 1;
-          }
+      // Warm up the real key and the server's handling of a burst (the first burst ran slowest whatever its keys).
+      await realKeyLatency();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async (_, i) => {
+          for (let n = 0; n < 20; n++) await call(`sk-${randomBase62(49)}`, `198.51.100.${i}`);
         }),
       );
-      const latency = await realKeyLatency(burst);
-      const seconds = (performance.now() - started) / 1000;
-      console.log(
-        `${FORGED} forged keys, ${forgery.name}: ${(FORGED / seconds).toFixed(0)}/s, answers ${JSON.stringify(answers)}, ` +
-          `${lookUps} database look-ups; ${latency}`,
-      );
+      console.log(`alone: ${await realKeyLatency()}`);
+      for (const forgery of FORGERIES) {
+        lookUps = 0;
+        const answers: Record<number, number> = {};
+        let sent = 0;
+        const started = performance.now();
+        const burst = Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (sent < FORGED) {
+              const i = sent++;
+              const status = await call(forgery.key(), forgery.address(i));
+              answers[status] = (answers[status] ?? 0) + 1;
+            }
+          }),
+        );
+        const latency = await realKeyLatency(burst);
+        const seconds = (performance.now() - started) / 1000;
+        console.log(
+          `${FORGED} forged keys, ${forgery.name}: ${(FORGED / seconds).toFixed(0)}/s, answers ${JSON.stringify(answers)}, ` +
+            `${lookUps} database look-ups; ${latency}`,
+        );
+      }
+    } finally {
+      await api.close();
     }
-  } finally {
-    await api.close();
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error) => {

@@ -11,30 +11,19 @@
  *
  * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 1000]
  */
+import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { NestFactory } from '@nestjs/core';
-import { Module } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection, mongo } from 'mongoose';
-import {
-  AppConfig,
-  ConfigModule,
-  LoggerModule,
-  createLogger,
-  loadConfig,
-  utcDay,
-  utcDaysBefore,
-} from '@gateway/common';
+import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
 import {
   ApiKeysRepository,
   ApplicationsRepository,
   BillingRecordsRepository,
-  DbModule,
   TasksRepository,
   UsageCounters,
   UsageDailyRepository,
@@ -42,7 +31,6 @@ import {
   WebhookDeliveriesRepository,
 } from '@gateway/db';
 import { ImageStore, ImagingModule } from '@gateway/imaging';
-import { QueueModule } from '@gateway/queue';
 import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
@@ -57,9 +45,6 @@ const DAYS = 30;
 const IN_FLIGHT = 256;
 const TARGET_P99_MS = 20;
 
-@Module({})
-class GrowthModule {}
-
 interface Fixture {
   apps: { appId: string; keyHash: string }[];
   emails: string[];
@@ -70,39 +55,9 @@ interface Fixture {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-growth-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-  try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/growth`,
-      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-      LOCAL_MODELS: 'off',
-    });
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: GrowthModule,
-        imports: [
-          ConfigModule.forRoot(config),
-          LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'growth-bench')),
-          DbModule,
-          QueueModule.forRoot('producer'),
-          ImagingModule,
-        ],
-        providers: [MaintenancePass],
-      },
-      { logger: false },
-    );
-    await app.init();
+  await withEmbeddedStack('growth', async (stack) => {
+    const config = benchConfig(stack, 'growth');
+    const app = await benchContext(config, 'growth-bench', { imports: [ImagingModule], providers: [MaintenancePass] });
     const fixture = await setUp(app);
     print(
       `growth bench: ${APPS} applications, tasks over ${DAYS} days, ${SAMPLES} samples per read; target p99 ≤ ${TARGET_P99_MS} ms and ≤ 2× the first size`,
@@ -120,8 +75,8 @@ async function main(): Promise<void> {
       );
       // A fill this fast leaves a backlog that real traffic, spread over days, would not: autovacuum's work and
       // gigabytes of dirty pages for the kernel to write out. Clear both before timing reads.
-      psql(database.postgresUrl, 'VACUUM (ANALYZE)');
-      psql(database.postgresUrl, 'CHECKPOINT');
+      psql(stack.postgresUrl, 'VACUUM (ANALYZE)');
+      psql(stack.postgresUrl, 'CHECKPOINT');
       execFileSync('sync');
       print(
         `  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`,
@@ -141,21 +96,17 @@ async function main(): Promise<void> {
       print(
         `  maintenance pass: ${((Date.now() - passStarted) / 1000).toFixed(2)} s, deleted ${JSON.stringify(deleted)}`,
       );
-      const bytes = diskBytes(database.postgresUrl);
+      const bytes = diskBytes(stack.postgresUrl);
       print(
         `  database on disk: ${(bytes / 1e6).toFixed(0)} MB, ${(((bytes / size) * 1000) / 1e6).toFixed(2)} MB per 1,000 tasks (results older than TASK_RESULT_RETENTION swept)`,
       );
     }
     await app.close();
-  } finally {
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Applications with keys, their owners, and the first tasks' bookkeeping. */
-async function setUp(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>): Promise<Fixture> {
+async function setUp(app: INestApplicationContext): Promise<Fixture> {
   const applications = app.get(ApplicationsRepository);
   const keys = app.get(ApiKeysRepository);
   const users = app.get(UsersRepository);
@@ -194,11 +145,7 @@ async function setUp(app: Awaited<ReturnType<typeof NestFactory.createApplicatio
 }
 
 /** Records tasks until `size` exist, IN_FLIGHT at a time, through the repositories the worker uses. */
-async function fill(
-  app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>,
-  fixture: Fixture,
-  size: number,
-): Promise<void> {
+async function fill(app: INestApplicationContext, fixture: Fixture, size: number): Promise<void> {
   const tasks = app.get(TasksRepository);
   const billing = app.get(BillingRecordsRepository);
   const deliveries = app.get(WebhookDeliveriesRepository);
@@ -358,10 +305,7 @@ function shapeOf(kind: string, n: number, taskId: string) {
 }
 
 /** Every read on a request path or a console page, each against a random sample. */
-function reads(
-  app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>,
-  fixture: Fixture,
-): Record<string, () => Promise<unknown>> {
+function reads(app: INestApplicationContext, fixture: Fixture): Record<string, () => Promise<unknown>> {
   const tasks = app.get(TasksRepository);
   const billing = app.get(BillingRecordsRepository);
   const deliveries = app.get(WebhookDeliveriesRepository);

@@ -8,62 +8,26 @@
  * Run: node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/reencrypt.ts [--apps 100000]
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
-import { ConfigModule, createLogger, loadConfig, LoggerModule, randomBase62 } from '@gateway/common';
-import { DbModule } from '@gateway/db';
+import { randomBase62 } from '@gateway/common';
 import { QueueModule } from '@gateway/queue';
 import { SecretBox, SecretKeyResealer } from '@gateway/tenancy';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const services = require('../scripts/services.js');
-
-@Module({})
-class ReencryptModule {}
+import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 
 const INSERT_BATCH = 5_000;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { apps: { type: 'string', default: '100000' } } });
   const count = Number(values.apps);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-reencrypt-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
   const [oldKey, newKey] = [crypto.randomBytes(32).toString('hex'), crypto.randomBytes(32).toString('hex')];
-  try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/reencrypt`,
-      MASTER_KEYS: `${newKey},${oldKey}`,
-      LOCAL_MODELS: 'off',
+  await withEmbeddedStack('reencrypt', async (stack) => {
+    const config = benchConfig(stack, 'reencrypt', { MASTER_KEY: undefined, MASTER_KEYS: `${newKey},${oldKey}` });
+    const app = await benchContext(config, 'reencrypt-bench', {
+      providers: [SecretKeyResealer],
+      queue: QueueModule.forCommands(),
     });
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: ReencryptModule,
-        imports: [
-          ConfigModule.forRoot(config),
-          LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'reencrypt-bench')),
-          DbModule,
-          QueueModule.forCommands(),
-        ],
-        providers: [SecretKeyResealer],
-      },
-      { logger: false },
-    );
-    await app.init();
     const oldBox = new SecretBox([oldKey]);
     const applications = app.get<Connection>(getConnectionToken()).collection('applications');
     const now = new Date();
@@ -93,11 +57,7 @@ async function main(): Promise<void> {
       );
     }
     await app.close();
-  } finally {
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error) => {

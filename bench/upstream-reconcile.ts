@@ -9,22 +9,19 @@
  *
  * Run: npm run bench:upstream-reconcile [-- --sizes 100000,1000000 --runs 3]
  */
+import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { INestApplicationContext } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
 import { CatalogModule } from '@gateway/catalog';
 import type { UpstreamUsage } from '@gateway/contracts';
-import { ConfigModule, LoggerModule, createLogger, loadConfig, utcDay, utcDaysBefore } from '@gateway/common';
-import { ApplicationsRepository, DbModule, NewTaskRecord, TasksRepository } from '@gateway/db';
+import { utcDay, utcDaysBefore } from '@gateway/common';
+import { ApplicationsRepository, NewTaskRecord, TasksRepository } from '@gateway/db';
 import { Pricing, UpstreamReconciler } from '@gateway/metering';
-import { QueueModule } from '@gateway/queue';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
@@ -38,45 +35,15 @@ const DAYS = 30;
 const BATCH = 200;
 const IN_FLIGHT = 8;
 
-@Module({})
-class BenchModule {}
-
-type Context = Awaited<ReturnType<typeof NestFactory.createApplicationContext>>;
+type Context = INestApplicationContext;
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-upstream-reconcile-'));
-  fs.chmodSync(dir, 0o711);
-  const [redisPort, mongoPort, postgresPort] = [
-    await services.freePort(),
-    await services.freePort(),
-    await services.freePort(),
-  ];
-  const redis = await services.startRedis({ port: redisPort, dir: path.join(dir, 'redis') });
-  const database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
-  try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/reconcile`,
-      MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-      LOCAL_MODELS: 'off',
+  await withEmbeddedStack('upstream-reconcile', async (stack) => {
+    const config = benchConfig(stack, 'reconcile');
+    const app = await benchContext(config, 'upstream-reconcile-bench', {
+      imports: [CatalogModule],
+      providers: [Pricing, UpstreamReconciler],
     });
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: BenchModule,
-        imports: [
-          ConfigModule.forRoot(config),
-          LoggerModule.forRoot(createLogger(config.LOG_LEVEL, 'upstream-reconcile-bench')),
-          DbModule,
-          QueueModule.forRoot('producer'),
-          CatalogModule,
-        ],
-        providers: [Pricing, UpstreamReconciler],
-      },
-      { logger: false },
-    );
-    await app.init();
     const apps = await createApps(app);
     let recorded = 0;
     for (const size of SIZES) {
@@ -87,8 +54,8 @@ async function main(): Promise<void> {
       );
       // As in bench/growth.ts: a fill this fast leaves autovacuum's work and dirty pages that spread-out traffic
       // would not; clear both before timing.
-      psql(database.postgresUrl, 'VACUUM (ANALYZE)');
-      psql(database.postgresUrl, 'CHECKPOINT');
+      psql(stack.postgresUrl, 'VACUUM (ANALYZE)');
+      psql(stack.postgresUrl, 'CHECKPOINT');
       execFileSync('sync');
       const times: number[] = [];
       let result: Awaited<ReturnType<UpstreamReconciler['reconcile']>> | undefined;
@@ -103,11 +70,7 @@ async function main(): Promise<void> {
       );
     }
     await app.close();
-  } finally {
-    await services.stopDatabase(database);
-    await services.stop(redis);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function createApps(app: Context): Promise<string[]> {
