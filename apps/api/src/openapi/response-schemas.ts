@@ -109,8 +109,32 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   ChatCompletionStream: {
     type: 'string',
     description:
-      'Server-sent events: `data: <chat.completion.chunk JSON>` per chunk (`id`, `object: "chat.completion.chunk"`, `created`, `model`, `choices[].delta`, `finish_reason`), the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. A failure after the first chunk is one `data: {"error": …}` event in the envelope\'s `error` shape.',
+      'Server-sent events: `data: <chat.completion.chunk JSON>` per chunk (`x-sse-data`), the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. A failure after the first chunk is one `data: {"error": …}` event in the envelope\'s `error` shape.',
+    'x-sse-data': ref('ChatCompletionChunk'),
   },
+  ChatCompletionChunk: object(
+    {
+      id: STRING,
+      object: { const: 'chat.completion.chunk' },
+      created: UNIX_SECONDS,
+      model: STRING,
+      choices: arrayOf(
+        object(
+          {
+            index: INTEGER,
+            delta: object(
+              { role: { const: 'assistant' }, content: nullable(STRING), tool_calls: arrayOf({ type: 'object' }) },
+              ['role', 'content', 'tool_calls'],
+            ),
+            finish_reason: nullable(STRING),
+          },
+          ['finish_reason'],
+        ),
+      ),
+      usage: nullable(object({ prompt_tokens: INTEGER, completion_tokens: INTEGER, total_tokens: INTEGER })),
+    },
+    ['usage'],
+  ),
   ResponseObject: object({
     id: { type: 'string', pattern: '^resp_[0-9A-Za-z]{22}$' },
     object: { const: 'response' },
@@ -125,8 +149,33 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   ResponseStream: {
     type: 'string',
     description:
-      "Server-sent events in OpenAI's Responses dialect: `event: <type>` and `data: <JSON>` per event (`response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`, …, `response.completed`), each with its `sequence_number`.",
+      "Server-sent events in OpenAI's Responses dialect: `event: <type>` and `data: <JSON>` per event (`x-sse-data`), from `response.created` to `response.completed` (or `response.incomplete`; an `error` event for a stream that breaks after it started), each with its `sequence_number`.",
+    'x-sse-data': ref('ResponseStreamEvent'),
   },
+  ResponseStreamEvent: object({
+    type: {
+      enum: [
+        'response.queued',
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.output_item.done',
+        'response.content_part.added',
+        'response.content_part.done',
+        'response.output_text.delta',
+        'response.output_text.done',
+        'response.refusal.delta',
+        'response.refusal.done',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+        'response.reasoning_summary_text.delta',
+        'response.completed',
+        'response.incomplete',
+        'error',
+      ],
+    },
+    sequence_number: INTEGER,
+  }),
   ImageEditResponse: object({
     created: UNIX_SECONDS,
     data: arrayOf(object({ url: STRING, revised_prompt: STRING }, ['revised_prompt'])),
