@@ -32,9 +32,6 @@ function toGatewayError(exception: unknown): GatewayError {
     if (status === 404) return new GatewayError('NotFound', 'no such route; see GET /v1/models and the API reference');
     if (status === 413) return new GatewayError('PayloadTooLarge', 'the request body is too large');
     if (status === 415) return notJson();
-    // A failed readiness check (terminus): load balancers must see 503, and operators what does not answer.
-    if (status === 503)
-      return new GatewayError('NotReady', `not ready: ${unhealthy(exception.getResponse())} does not answer`);
     if (status < 500) return new GatewayError('InvalidParameter', exception.message);
   }
   const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
@@ -54,11 +51,4 @@ function toGatewayError(exception: unknown): GatewayError {
 /** Every body is JSON (http/json-parser.ts): a form, text or multipart is refused before it is read. */
 function notJson(): GatewayError {
   return new GatewayError('InvalidParameter', 'send the body as application/json', { param: 'Content-Type' });
-}
-
-/** The names of the failed indicators in a terminus report (`{ error: { redis: { status: 'down' } } }`). */
-function unhealthy(report: unknown): string {
-  const failed = typeof report === 'object' && report !== null && 'error' in report ? report.error : undefined;
-  const names = typeof failed === 'object' && failed !== null ? Object.keys(failed) : [];
-  return names.length > 0 ? names.join(', ') : 'a dependency';
 }
