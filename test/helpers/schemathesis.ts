@@ -1,7 +1,13 @@
 import { spawn } from 'node:child_process';
 
 /** How the fuzzing suite runs schemathesis: the same bounded, seeded run each time. */
-const CHECKS = ['not_a_server_error', 'response_schema_conformance', 'status_code_conformance'];
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+  'response_headers_conformance',
+];
 const SEED = '20261126';
 const MAX_EXAMPLES = '25';
 

@@ -13,7 +13,8 @@ export function answerFrameworkError(error: Error & { code?: string }, request: 
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new GatewayError('UriTooLong', 'a path segment of the URL is too long')
       : new GatewayError('InvalidParameter', 'the URL is not valid; percent-encode its path');
-  void reply.status(gatewayError.status).send(toEnvelope(gatewayError, request.id));
+  // Before the request hooks, which set it on every other answer.
+  void reply.status(gatewayError.status).header('x-request-id', request.id).send(toEnvelope(gatewayError, request.id));
 }
 
 /** Node's `clientError`: the request never became one, so the answer is written on the socket, then closed. */
@@ -23,10 +24,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     return;
   }
   const gatewayError = clientGatewayError(error.code);
-  const body = JSON.stringify(toEnvelope(gatewayError, newId('req')));
+  const requestId = newId('req');
+  const body = JSON.stringify(toEnvelope(gatewayError, requestId));
   socket.end(
     `HTTP/1.1 ${gatewayError.status} ${STATUS_CODES[gatewayError.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
+      `X-Request-Id: ${requestId}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
