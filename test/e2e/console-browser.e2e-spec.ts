@@ -328,7 +328,7 @@ describe('console in the browser', () => {
     );
 
     await memberPage.getByRole('tab', { name: 'Credentials' }).click();
-    await memberPage.getByLabel('Grace period (seconds)').fill('2');
+    await memberPage.getByLabel('Grace period (seconds)').fill('4');
     await memberPage.getByRole('button', { name: 'Rotate API key' }).click();
     const newKey = await memberPage.getByTestId('secret-api-key').inputValue();
     expect(newKey).not.toBe(apiKey);
@@ -340,7 +340,7 @@ describe('console in the browser', () => {
       async () =>
         (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401,
       'the old key to expire',
-      10_000,
+      15_000,
     );
     expect(
       (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, newKey)).status,
