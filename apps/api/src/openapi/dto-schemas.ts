@@ -11,11 +11,15 @@ export const SCHEMA_REF_PREFIX = '#/components/schemas/';
  * DTO's rules are written once. `FollowsRule` (the console's application fields) is stated by its rule table.
  */
 export function dtoSchemas(): Record<string, JsonSchema> {
-  return validationMetadatasToSchemas({
+  const schemas = validationMetadatasToSchemas({
     refPointerPrefix: SCHEMA_REF_PREFIX,
     classTransformerMetadataStorage: defaultMetadataStorage,
     additionalConverters: {
       applicationRule: (meta) => applicationFieldSchema(meta.constraints[0] as ApplicationField),
     },
   }) as Record<string, JsonSchema>;
+  // The global ValidationPipe refuses a field no decorator names (forbidNonWhitelisted).
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, { ...schema, additionalProperties: false }]),
+  );
 }

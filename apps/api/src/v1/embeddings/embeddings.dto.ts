@@ -1,4 +1,9 @@
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { OPENAI_MAX_INPUTS } from './embedding-inputs';
+
+const TEXT = { type: 'string', minLength: 1 } as const;
+const TOKENS = { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 1 } as const;
 
 export class EmbeddingsRequestDto {
   @IsString()
@@ -8,6 +13,15 @@ export class EmbeddingsRequestDto {
 
   /** OpenAI's four shapes, checked where the catalog's limits are known, naming the exact place (embedding-inputs.ts). */
   @IsDefined({ message: 'input is required' })
+  @JSONSchema({
+    description: "A text, a list of texts, a text's token ids or a list of those; the model's limits apply to each.",
+    anyOf: [
+      TEXT,
+      { type: 'array', items: TEXT, minItems: 1, maxItems: OPENAI_MAX_INPUTS },
+      TOKENS,
+      { type: 'array', items: TOKENS, minItems: 1, maxItems: OPENAI_MAX_INPUTS },
+    ],
+  })
   input: unknown;
 
   @IsOptional()
