@@ -25,7 +25,7 @@ interface Contract {
 
 const DOCUMENT_PATH = '/v1/openapi.json';
 const CHECKED_PREFIXES = ['/v1/', '/console/api/'];
-const contracts = new Map<string, Promise<Contract>>();
+let contract: Promise<Contract> | undefined;
 
 export interface ReceivedResponse {
   status: number;
@@ -38,11 +38,11 @@ export interface ReceivedResponse {
 export async function checkContract(method: string, url: string, response: ReceivedResponse): Promise<void> {
   const { origin, pathname } = new URL(url);
   if (!CHECKED_PREFIXES.some((prefix) => pathname.startsWith(prefix))) return;
-  const contract = await contractOf(origin);
-  const template = contract.templates.find(({ pattern }) => pattern.test(pathname));
+  const { document, ajv, templates, validators } = await contractOf(origin);
+  const template = templates.find(({ pattern }) => pattern.test(pathname));
   const verb = method.toLowerCase();
   // An unknown route or method is the router's 404, not an operation of the contract.
-  const operation = template && contract.document.paths[template.path][verb];
+  const operation = template && document.paths[template.path][verb];
   if (!template || !operation) return;
   const where = `${method.toUpperCase()} ${template.path} answered ${response.status}`;
   const documented = operation.responses[String(response.status)];
@@ -64,24 +64,26 @@ export async function checkContract(method: string, url: string, response: Recei
   const pointer = ['paths', template.path, verb, 'responses', String(response.status), 'content', mediaType, 'schema']
     .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
     .join('/');
-  let validate = contract.validators.get(pointer);
+  let validate = validators.get(pointer);
   if (!validate) {
-    validate = contract.ajv.compile({ $ref: `${DOCUMENT_PATH}#/${pointer}` });
-    contract.validators.set(pointer, validate);
+    validate = ajv.compile({ $ref: `${DOCUMENT_PATH}#/${pointer}` });
+    validators.set(pointer, validate);
   }
   if (!validate(response.body))
     throw new Error(
-      `contract: ${where} with a body the OpenAPI document does not allow: ${contract.ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(response.body).slice(0, 2000)}`,
+      `contract: ${where} with a body the OpenAPI document does not allow: ${ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(response.body).slice(0, 2000)}`,
     );
 }
 
-/** The document of the api at `origin`, read once per api. */
+/**
+ * The document, read once per test file from the first api a check meets: every api of a suite runs the same code,
+ * so one closing later (a shutdown test) is never asked for it. A read that fails is tried again at the next check.
+ */
 function contractOf(origin: string): Promise<Contract> {
-  let contract = contracts.get(origin);
-  if (!contract) {
-    contract = loadContract(origin);
-    contracts.set(origin, contract);
-  }
+  contract ??= loadContract(origin).catch((error: unknown) => {
+    contract = undefined;
+    throw error;
+  });
   return contract;
 }
 
