@@ -1,10 +1,12 @@
 import { OperationsListener } from '@gateway/metrics';
+import { join } from 'node:path';
 import { DashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import {
   createApplication,
   getJson,
+  ROOT,
   RunningApi,
   RunningWorker,
   startApi,
@@ -28,6 +30,7 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
   let workerUrl: string;
   let apiKey: string;
   let operator: ConsoleUser;
+  const catalog: Record<string, string[]> = {};
   const runs: SchemathesisRun[] = [];
 
   beforeAll(async () => {
@@ -40,10 +43,17 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
       UPSTREAM_DASHSCOPE_API_KEY: 'sk-upstream-dashscope',
       // A generated image URL is fetched by the worker: bounded, so an unanswered address costs seconds, not minutes.
       IMAGE_FETCH_TIMEOUT_MS: 2_000,
+      // The embedded default: the catalog's local models are served, as `npm start` serves them.
+      LOCAL_MODELS: 'on',
+      LOCAL_MODELS_DIR: join(ROOT, '.data', 'models'),
     });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     workerUrl = await worker.app.get(OperationsListener).listen(0, '127.0.0.1');
     ({ apiKey } = await createApplication(api, 'fuzzed'));
+    const models = (await getJson(`${api.url}/v1/models`, apiKey)).body as {
+      data: { id: string; capability: string }[];
+    };
+    for (const { id, capability } of models.data) (catalog[capability] ??= []).push(id);
     // The first account is the operator's, so the operators' routes are fuzzed past their guard.
     const { cookie, csrf } = await consoleClient(api.url).register('fuzz@example.com');
     operator = { cookie, csrf };
@@ -58,6 +68,7 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
     const run = await runSchemathesis(api.url, {
       include: '^/v1/',
       headers: { Authorization: `Bearer ${apiKey}` },
+      catalog,
     });
     runs.push(run);
     expect(run.failures).toEqual([]);
@@ -71,6 +82,7 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
       include: '^(/console/api/applications|/v1/embeddings|/v1/tasks/\\{id\\})$',
       headers: { Cookie: member.cookie, 'X-CSRF-Token': member.csrf },
       phases: ['stateful'],
+      catalog,
     });
     runs.push(run);
     expect(run.failures).toEqual([]);

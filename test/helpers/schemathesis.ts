@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 
 /** How the fuzzing suite runs schemathesis: the same bounded, seeded run each time. */
 const CHECKS = [
@@ -10,6 +11,10 @@ const CHECKS = [
 ];
 const SEED = '20261126';
 const MAX_EXAMPLES = '25';
+/** Each run takes under a minute here; past this it is hung, and is stopped and failed. */
+const RUN_LIMIT_MS = 3 * 60_000;
+/** An answer slower than this fails the run: every route answers the fakes' calls in well under a second. */
+const REQUEST_TIMEOUT_S = '30';
 
 export interface SchemathesisOptions {
   /** A regular expression of the paths to fuzz. */
@@ -19,6 +24,8 @@ export interface SchemathesisOptions {
   headers: Record<string, string>;
   /** schemathesis's phases to run (default: all of them). */
   phases?: string[];
+  /** The running catalog's model ids by capability, which valid /v1 requests name (schemathesis-hooks.py). */
+  catalog?: Record<string, string[]>;
 }
 
 export interface SchemathesisRun {
@@ -66,6 +73,8 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
     SEED,
     '--generation-database',
     'none',
+    '--request-timeout',
+    REQUEST_TIMEOUT_S,
     '--no-color',
     '--include-path-regex',
     options.include,
@@ -74,13 +83,29 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
     ...Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COLUMNS: '160' } });
+    const child = spawn(bin, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        COLUMNS: '160',
+        SCHEMATHESIS_HOOKS: join(__dirname, 'schemathesis-hooks.py'),
+        GATEWAY_FUZZ_CATALOG: JSON.stringify(options.catalog ?? {}),
+      },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const limit = setTimeout(() => {
+      output += `\nstopped after ${RUN_LIMIT_MS / 60_000} minutes\n`;
+      child.kill('SIGKILL');
+    }, RUN_LIMIT_MS);
     child.on('error', reject);
     child.on('close', (exitCode) => {
+      clearTimeout(limit);
       const run = { exitCode, output, ...figures(output) };
+      // A run that failed without a failure report (an error, or stopped): its last lines say why.
+      if (exitCode !== 0 && run.failures.length === 0)
+        run.failures.push(output.trim().split('\n').slice(-5).join('\n'));
       process.stdout.write(
         `${output}\nschemathesis ${options.include}: ${run.operations.tested} operations, ${run.testCases} test cases, ${run.links.covered} of ${run.links.selected} links followed, ${run.failures.length} failures, exit code ${exitCode}\n`,
       );
