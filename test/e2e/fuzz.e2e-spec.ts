@@ -120,4 +120,12 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
     expect((await fetch(`${workerUrl}/health/live`)).status).toBe(200);
     expect(runs.map((run) => run.exitCode)).toEqual([0, 0, 0, 0]);
   });
+
+  it('has tested every operation of the document: /v1, the console and sign-out between them', async () => {
+    const document = (await getJson(`${api.url}/v1/openapi.json`)).body as { paths: Record<string, object> };
+    const operations = Object.values(document.paths).reduce((sum, verbs) => sum + Object.keys(verbs).length, 0);
+    // The key-link run (runs[1]) repeats operations the others test.
+    const [v1, , consoleApi, signOut] = runs.map((run) => run.operations.tested);
+    expect(v1 + consoleApi + signOut).toBe(operations);
+  });
 });
