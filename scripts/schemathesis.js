@@ -1,7 +1,8 @@
 'use strict';
 // schemathesis (PyPI) for the fuzzing suite (test/e2e/fuzz.e2e-spec.ts): a Python venv under
-// ~/.cache/model-gateway/schemathesis-<version>, installed once from scripts/schemathesis/requirements.txt (every
-// package pinned) and reused while that file is unchanged. Plain Node with built-ins only, like services.js.
+// ~/.cache/model-gateway/schemathesis-<version>-<hash of the requirements>, installed once from
+// scripts/schemathesis/requirements.txt (every package pinned) and reused while that file is unchanged. Plain Node
+// with built-ins only, like services.js.
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');

@@ -17,8 +17,8 @@ import { runSchemathesis, SchemathesisRun } from '../helpers/schemathesis';
 
 /**
  * schemathesis against a running api and worker: every operation of GET /v1/openapi.json, with requests made from
- * the document's schemas (valid and invalid), checked for 5xx, answers off the document's schemas and statuses it
- * does not list. Seeded, so a run repeats the same requests.
+ * the document's schemas (valid and invalid), checked for 5xx, statuses and media types the document does not list,
+ * bodies off its schemas and missing required headers. Seeded, so a run repeats the same requests.
  */
 jest.setTimeout(5 * 60_000);
 
