@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** How the fuzzing suite runs schemathesis: the same bounded, seeded run each time. */
@@ -82,8 +83,12 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
     ...(options.phases ? ['--phases', options.phases.join(',')] : []),
     ...Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
   ];
+  // schemathesis keeps what `st replay <id>` replays in its working directory: there, not in the checkout.
+  const cwd = join(__dirname, '..', '..', 'test-output', 'schemathesis');
+  mkdirSync(cwd, { recursive: true });
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, {
+      cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
