@@ -29,6 +29,16 @@ export type NumberField = keyof typeof NUMBER_FIELDS;
 export type ApplicationField =
   TextField | NumberField | 'type' | 'ip_whitelist' | 'scope.capabilities' | 'scope.models';
 
+/**
+ * An application's fields on the wire, as the console API takes them (POST and PATCH /console/api/applications): the
+ * console's form sends all of them, and the API's DTOs implement this shape, so the two cannot drift apart.
+ */
+export type ApplicationFields = { [F in TextField]: string } & { [F in NumberField]: number } & {
+  type: ApplicationType;
+  ip_whitelist: string[];
+  scope: { capabilities: string[]; models: string[] };
+};
+
 /** What is wrong with a field's value: a rule and what it needs, for a message in any language. */
 export type FieldProblem =
   | { rule: 'required' }

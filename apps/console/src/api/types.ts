@@ -1,4 +1,4 @@
-import type { ApplicationListItem, ApplicationType, UsageSeries } from '@gateway/contracts';
+import type { ApplicationFields, ApplicationListItem, UsageSeries } from '@gateway/contracts';
 
 /**
  * What the console API answers is typed from its JSON Schemas in @gateway/contracts (console-views.ts), the same
@@ -26,20 +26,8 @@ export type Application = ApplicationListItem;
 export type UsagePoint = UsageSeries['data'][number];
 
 /** What the application form sends (POST and PATCH /console/api/applications). */
-export interface ApplicationInput {
-  name: string;
-  description: string;
-  type: ApplicationType;
-  usage_scenario: string;
-  expected_volume: number;
-  scope: { capabilities: string[]; models: string[] };
-  daily_call_limit: number;
-  concurrency_limit: number;
-  requests_per_minute: number;
-  token_quota: number;
-  ip_whitelist: string[];
-  callback_url: string;
-}
+/** What the application form sends: every field, in the console API's own shape (libs/contracts). */
+export type ApplicationInput = ApplicationFields;
 
 export interface Page<T> {
   data: T[];

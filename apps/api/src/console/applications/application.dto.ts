@@ -1,4 +1,10 @@
-import { ApplicationField, ApplicationType, applicationFieldProblem, describeFieldProblem } from '@gateway/contracts';
+import {
+  ApplicationField,
+  ApplicationFields,
+  ApplicationType,
+  applicationFieldProblem,
+  describeFieldProblem,
+} from '@gateway/contracts';
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 
@@ -27,7 +33,7 @@ function FollowsRule(field: ApplicationField): PropertyDecorator {
  */
 const Optional = () => ValidateIf((_object, value) => value !== undefined);
 
-export class ScopeDto {
+export class ScopeDto implements Partial<ApplicationFields['scope']> {
   @Optional()
   @FollowsRule('scope.capabilities')
   capabilities?: string[];
@@ -37,8 +43,11 @@ export class ScopeDto {
   models?: string[];
 }
 
-/** Every console field of an application except its name; 0 means unlimited for the limits. */
-class ApplicationFieldsDto {
+/**
+ * Every console field of an application except its name; 0 means unlimited for the limits. The wire shape is
+ * ApplicationFields (libs/contracts), which the console's form sends.
+ */
+class ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'name' | 'scope'>> {
   @Optional()
   @FollowsRule('description')
   description?: string;
@@ -87,13 +96,13 @@ class ApplicationFieldsDto {
   callback_url?: string;
 }
 
-export class CreateApplicationDto extends ApplicationFieldsDto {
+export class CreateApplicationDto extends ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'scope'>> {
   @IsDefined({ message: 'name is required' })
   @FollowsRule('name')
   name: string;
 }
 
-export class UpdateApplicationDto extends ApplicationFieldsDto {
+export class UpdateApplicationDto extends ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'scope'>> {
   @Optional()
   @FollowsRule('name')
   name?: string;
