@@ -1,8 +1,14 @@
 import { ApiAuthenticator, AuthenticatedRequest } from '@gateway/tenancy';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** /v1 routes anyone may call: file URLs carry their own signature, and the contract is public. */
-const PUBLIC_V1_ROUTES = new Set(['/v1/files/:id', '/v1/openapi.json']);
+/** Fastify route config that marks a /v1 handler anyone may call (a file URL carries its own signature). */
+interface PublicApiRouteConfig {
+  publicApiRoute?: boolean;
+}
+
+/** On a /v1 handler with no ApiAuthGuard: the onRequest authentication leaves its callers alone. */
+export const PublicApiRoute = () => RouteConfig({ publicApiRoute: true } satisfies PublicApiRouteConfig);
 
 /** A refused caller's body past this size is not drained: the connection closes instead. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
@@ -15,7 +21,8 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 export function installApiAuthHook(fastify: FastifyInstance, authenticator: ApiAuthenticator): void {
   fastify.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith('/v1/') || PUBLIC_V1_ROUTES.has(route)) return;
+    if (route === undefined || !route.startsWith('/v1/')) return;
+    if ((request.routeOptions.config as PublicApiRouteConfig).publicApiRoute) return;
     try {
       await authenticator.beforeBody(request as AuthenticatedRequest, reply);
     } catch (error) {

@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Type } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { PublicApiRoute } from '../http/api-auth-hook';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** The API version the document describes; the paths carry it too. */
@@ -13,6 +14,7 @@ export class OpenApiController {
   constructor(private readonly discovery: DiscoveryService) {}
 
   @Get('openapi.json')
+  @PublicApiRoute()
   @Header('content-type', 'application/json; charset=utf-8')
   @Header('cache-control', 'no-cache')
   document(): string {

@@ -2,6 +2,7 @@ import { GatewayError } from '@gateway/common';
 import { FileUrlSigner, ImageStore } from '@gateway/imaging';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { PublicApiRoute } from '../../http/api-auth-hook';
 
 /**
  * Generated images behind signed, expiring URLs (docs/contracts.md). The URL itself is the credential, so there is no
@@ -15,6 +16,7 @@ export class FilesController {
   ) {}
 
   @Get(':id')
+  @PublicApiRoute()
   async download(
     @Param('id') id: string,
     @Query('exp') exp: string | undefined,
