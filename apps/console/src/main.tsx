@@ -3,10 +3,12 @@ import '@mantine/notifications/styles.css';
 import './i18n';
 import { CSSVariablesResolver, MantineProvider, createTheme } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, NavigateOptions, To } from 'react-router';
 import { App } from './App';
+import { queryClient } from './api/query-client';
 import { SessionProvider } from './session';
 
 // Under <BrowserRouter> (declarative mode) navigate() returns nothing; react-router types it for every mode.
@@ -40,11 +42,13 @@ createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={contrast}>
       <Notifications position="top-right" />
-      <BrowserRouter basename="/console">
-        <SessionProvider>
-          <App />
-        </SessionProvider>
-      </BrowserRouter>
+      <QueryClientProvider client={queryClient}>
+        <BrowserRouter basename="/console">
+          <SessionProvider>
+            <App />
+          </SessionProvider>
+        </BrowserRouter>
+      </QueryClientProvider>
     </MantineProvider>
   </StrictMode>,
 );

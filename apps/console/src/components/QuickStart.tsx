@@ -96,7 +96,10 @@ export function QuickStart() {
                     )}
                   </CopyButton>
                 </Group>
-                <Code block>{all[capability][language]}</Code>
+                {/* Focusable: a snippet wider than a phone scrolls sideways by arrow keys too. */}
+                <Code block tabIndex={0}>
+                  {all[capability][language]}
+                </Code>
               </Tabs.Panel>
             ))}
           </Tabs>
