@@ -1,6 +1,9 @@
 import { useTranslation } from 'react-i18next';
 import { ApiError } from './client';
 import { notify } from '../components/notify';
+import { en } from '../i18n/en';
+
+const knownCode = (code: string): code is keyof typeof en.serverErrors => Object.hasOwn(en.serverErrors, code);
 
 /**
  * What went wrong, in the console's language. In English the server's own words, which name the exact limit or
@@ -12,8 +15,7 @@ export function useErrorText(): (error: unknown) => string {
     if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
     if (error.status === 429)
       return t('auth.tooManyAttempts', { minutes: Math.ceil((error.retryAfterSeconds ?? 60) / 60) });
-    const key = `serverErrors.${error.code}`;
-    return i18n.resolvedLanguage !== 'en' && i18n.exists(key) ? t(key) : error.message;
+    return i18n.resolvedLanguage !== 'en' && knownCode(error.code) ? t(`serverErrors.${error.code}`) : error.message;
   };
 }
 

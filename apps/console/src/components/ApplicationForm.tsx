@@ -24,9 +24,10 @@ import { useForm } from '@mantine/form';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useErrorText } from '../api/use-error-text';
-import { ApiError, get } from '../api/client';
+import { ApiError } from '../api/client';
 import type { ApplicationInput } from '../api/types';
-import { useRequest } from '../api/use-request';
+import { useQuery } from '@tanstack/react-query';
+import { apiQuery } from '../api/queries';
 
 /** The form's values: the API's fields, with the whitelist as the text a person types (one entry a line). */
 type FormValues = Omit<ApplicationInput, 'ip_whitelist'> & { ip_whitelist: string };
@@ -92,7 +93,7 @@ export function ApplicationForm({
   const { t } = useTranslation();
   const explain = useErrorText();
   const [problem, setProblem] = useState<string | null>(null);
-  const catalog = useRequest(() => get<{ data: { id: string; aliases: string[] }[] }>('/models'), []);
+  const catalog = useQuery(apiQuery<{ data: { id: string; aliases: string[] }[] }>('/models'));
   const modelIds = (catalog.data?.data ?? []).flatMap((model) => [model.id, ...model.aliases]);
   const says = (field: ApplicationField, label: string) => (value: unknown) => {
     const found = applicationFieldProblem(field, value);

@@ -3,10 +3,9 @@ import '@mantine/charts/styles.css';
 import { Button, Group, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFailureToast } from '../api/use-error-text';
-import { get } from '../api/client';
-import type { BillingRecordView, Page, UsageSeries, UsageTotals } from '../api/types';
-import { useRequest } from '../api/use-request';
+import type { BillingRecordView, UsageSeries, UsageTotals } from '../api/types';
+import { useQuery } from '@tanstack/react-query';
+import { apiQuery, usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
 import { RequestStatus } from './RequestStatus';
@@ -66,37 +65,21 @@ function csvOf(records: BillingRecordView[]): string {
 
 export default function UsagePanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
-  const showFailure = useFailureToast();
   const [to, setTo] = useState(utcDay());
   const [from, setFrom] = useState(daysBefore(utcDay(), 29));
   const validRange = /^\d{4}-\d{2}-\d{2}$/.test(from) && /^\d{4}-\d{2}-\d{2}$/.test(to) && from <= to;
-  const usage = useRequest(
-    () => (validRange ? get<UsageSeries>(`/applications/${appId}/usage?from=${from}&to=${to}`) : Promise.resolve(null)),
-    [appId, from, to],
-  );
+  const usage = useQuery({
+    ...apiQuery<UsageSeries>(`/applications/${appId}/usage?from=${from}&to=${to}`),
+    enabled: validRange,
+  });
   const days = useMemo(() => chartDays(usage.data?.by_day ?? [], from, to), [usage.data, from, to]);
   const models = useMemo(() => [...(usage.data?.by_model ?? [])].sort((a, b) => b.calls - a.calls), [usage.data]);
-  const [billing, setBilling] = useState<{ records: BillingRecordView[]; next: string | null; loading: boolean }>({
-    records: [],
-    next: null,
-    loading: false,
+  // The billing records are read once asked for (the button), then follow the range.
+  const [billingAsked, setBillingAsked] = useState(false);
+  const billing = usePagedQuery<BillingRecordView>(`/applications/${appId}/billing?from=${from}&to=${to}`, {
+    enabled: billingAsked && validRange,
   });
-  const loadBilling = async (cursor: string | null) => {
-    setBilling((state) => ({ ...state, loading: true }));
-    try {
-      const page = await get<Page<BillingRecordView>>(
-        `/applications/${appId}/billing?from=${from}&to=${to}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      );
-      setBilling((state) => ({
-        records: cursor ? [...state.records, ...page.data] : page.data,
-        next: page.next,
-        loading: false,
-      }));
-    } catch (error) {
-      setBilling((state) => ({ ...state, loading: false }));
-      showFailure(error);
-    }
-  };
+  const loadBilling = () => (billingAsked ? void billing.refetch() : setBillingAsked(true));
   const exportCsv = () => {
     const url = URL.createObjectURL(new Blob([csvOf(billing.records)], { type: 'text/csv' }));
     const link = Object.assign(document.createElement('a'), {
@@ -206,7 +189,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
           {t('usage.billing')}
         </Title>
         <Group>
-          <Button variant="light" onClick={() => void loadBilling(null)} loading={billing.loading}>
+          <Button variant="light" onClick={loadBilling} loading={billing.isFetching && !billing.isFetchingNextPage}>
             {t('usage.billing')}
           </Button>
           <Button variant="default" onClick={exportCsv} disabled={billing.records.length === 0}>
@@ -227,8 +210,9 @@ export default function UsagePanel({ appId }: { appId: string }) {
           ])}
         />
       )}
-      {billing.next && (
-        <Button variant="subtle" onClick={() => void loadBilling(billing.next)} loading={billing.loading}>
+      <RequestStatus error={billing.error} answered />
+      {billing.hasNextPage && (
+        <Button variant="subtle" onClick={() => void billing.fetchNextPage()} loading={billing.isFetchingNextPage}>
           {t('usage.more')}
         </Button>
       )}

@@ -5,7 +5,7 @@ import { notify } from './notify';
 import { post } from '../api/client';
 import type { WebhookDeliveryOutcome } from '@gateway/contracts';
 import type { WebhookDeliveryView } from '../api/types';
-import { usePages } from '../api/use-pages';
+import { usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
 
@@ -22,7 +22,10 @@ const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
 export function WebhooksPanel({ appId }: { appId: string }) {
   const { t, i18n } = useTranslation();
   const showFailure = useFailureToast();
-  const { records, next, more, error, answered } = usePages<WebhookDeliveryView>(`/applications/${appId}/webhooks`);
+  const { records, hasNextPage, fetchNextPage, isFetchingNextPage, error, data } = usePagedQuery<WebhookDeliveryView>(
+    `/applications/${appId}/webhooks`,
+  );
+  const answered = data !== undefined;
   const redeliver = async (delivery: WebhookDeliveryView) => {
     try {
       await post(`/applications/${appId}/webhooks/${delivery.id}/redeliver`);
@@ -60,8 +63,8 @@ export function WebhooksPanel({ appId }: { appId: string }) {
           </Button>,
         ])}
       />
-      {next && (
-        <Button variant="subtle" onClick={() => void more(next)}>
+      {hasNextPage && (
+        <Button variant="subtle" loading={isFetchingNextPage} onClick={() => void fetchNextPage()}>
           {t('usage.more')}
         </Button>
       )}

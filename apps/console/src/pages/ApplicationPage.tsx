@@ -3,9 +3,10 @@ import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../components/notify';
 import { useNavigate, useParams } from 'react-router';
-import { get, patch } from '../api/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { patch } from '../api/client';
+import { apiQuery, keyOf } from '../api/queries';
 import type { Application, ApplicationInput } from '../api/types';
-import { useRequest } from '../api/use-request';
 import { ApplicationForm, inputOf } from '../components/ApplicationForm';
 import { CredentialsPanel } from '../components/CredentialsPanel';
 import { DataTable } from '../components/DataTable';
@@ -25,13 +26,19 @@ export default function ApplicationPage() {
   const { id } = params;
   if (!id) throw new Error('ApplicationPage is routed without an :id');
   const tab = TABS.find((name) => name === params['*']) ?? 'credentials';
-  const { data: app, error, reload } = useRequest(() => get<Application>(`/applications/${id}`), [id]);
+  const queryClient = useQueryClient();
+  const { data: app, error } = useQuery(apiQuery<Application>(`/applications/${id}`));
+  // A change to the application shows in its page and in the list of applications.
+  const reload = () => void queryClient.invalidateQueries({ queryKey: keyOf('/applications') });
+  const saving = useMutation({
+    mutationFn: (input: ApplicationInput) => patch(`/applications/${id}`, input),
+    onSuccess: () => {
+      notify(t('form.saved'), 'teal');
+      reload();
+    },
+  });
   if (error || !app) return <RequestStatus error={error} answered={false} />;
-  const save = async (input: ApplicationInput) => {
-    await patch(`/applications/${id}`, input);
-    notify(t('form.saved'), 'teal');
-    reload();
-  };
+  const save = async (input: ApplicationInput) => void (await saving.mutateAsync(input));
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <Stack>

@@ -1,16 +1,16 @@
 import { Anchor, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { get } from '../api/client';
 import type { Application } from '../api/types';
-import { useRequest } from '../api/use-request';
+import { useQuery } from '@tanstack/react-query';
+import { apiQuery } from '../api/queries';
 import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { RequestStatus } from '../components/RequestStatus';
 
 export function ApplicationsPage() {
   const { t, i18n } = useTranslation();
-  const { data, error } = useRequest(() => get<{ data: Application[] }>('/applications'), []);
+  const { data, error } = useQuery(apiQuery<{ data: Application[] }>('/applications'));
   const number = new Intl.NumberFormat(i18n.language);
   return (
     <Stack>

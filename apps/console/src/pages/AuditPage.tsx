@@ -1,6 +1,6 @@
 import { Button, Code, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { usePages } from '../api/use-pages';
+import { usePagedQuery } from '../api/queries';
 import { DataTable } from '../components/DataTable';
 import { RequestStatus } from '../components/RequestStatus';
 import type { AuditRecordView } from '../api/types';
@@ -16,7 +16,9 @@ function shown(value: unknown): string {
 /** The access changes and sign-ins of the log, newest first: an owner's applications, or everyone's for an operator. */
 export default function AuditPage() {
   const { t, i18n } = useTranslation();
-  const { records, next, more, error, answered } = usePages<AuditRecordView>('/audit');
+  const { records, hasNextPage, fetchNextPage, isFetchingNextPage, error, data } =
+    usePagedQuery<AuditRecordView>('/audit');
+  const answered = data !== undefined;
   return (
     <Stack>
       <Title order={2}>{t('audit.title')}</Title>
@@ -52,8 +54,8 @@ export default function AuditPage() {
           ])}
         />
       )}
-      {next && (
-        <Button variant="subtle" onClick={() => void more(next)}>
+      {hasNextPage && (
+        <Button variant="subtle" loading={isFetchingNextPage} onClick={() => void fetchNextPage()}>
           {t('usage.more')}
         </Button>
       )}

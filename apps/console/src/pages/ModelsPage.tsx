@@ -1,7 +1,7 @@
 import { Badge, Group, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { get } from '../api/client';
-import { useRequest } from '../api/use-request';
+import { useQuery } from '@tanstack/react-query';
+import { apiQuery } from '../api/queries';
 import { DataTable } from '../components/DataTable';
 import { RequestStatus } from '../components/RequestStatus';
 
@@ -27,7 +27,7 @@ function describe(values: Record<string, unknown>): string {
 /** The catalog of config/models.yaml: capability, aliases and snapshots, limits and prices. */
 export default function ModelsPage() {
   const { t } = useTranslation();
-  const { data, error } = useRequest(() => get<{ currency: string; data: CatalogModel[] }>('/models'), []);
+  const { data, error } = useQuery(apiQuery<{ currency: string; data: CatalogModel[] }>('/models'));
   return (
     <Stack>
       <Title order={2}>{t('models.title')}</Title>

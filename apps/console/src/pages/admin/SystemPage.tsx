@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { useFailureToast } from '../../api/use-error-text';
 import { notify } from '../../components/notify';
 import { get, post } from '../../api/client';
-import { useRequest } from '../../api/use-request';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keyOf } from '../../api/queries';
 import { DataTable } from '../../components/DataTable';
 import { RequestStatus } from '../../components/RequestStatus';
 import type { FailedJob, QueueState } from '../../api/types';
@@ -13,25 +14,28 @@ export default function SystemPage() {
   const { t, i18n } = useTranslation();
   const showFailure = useFailureToast();
   // One look-up of the queues: their counts, then the failed jobs of each.
-  const system = useRequest(async () => {
-    const queues = (await get<{ data: QueueState[] }>('/admin/system/queues')).data;
-    const lists = await Promise.all(
-      queues.map((queue) => get<{ data: FailedJob[] }>(`/admin/system/queues/${queue.name}/failed?limit=20`)),
-    );
-    return {
-      queues,
-      failed: lists.flatMap((list) => list.data).sort((a, b) => (b.failed_at ?? '').localeCompare(a.failed_at ?? '')),
-    };
-  }, []);
-  const retry = async (job: FailedJob) => {
-    try {
-      await post(`/admin/system/queues/${job.queue}/jobs/${encodeURIComponent(job.id)}/retry`);
+  const queryClient = useQueryClient();
+  const system = useQuery({
+    queryKey: keyOf('/admin/system/queues'),
+    queryFn: async () => {
+      const queues = (await get<{ data: QueueState[] }>('/admin/system/queues')).data;
+      const lists = await Promise.all(
+        queues.map((queue) => get<{ data: FailedJob[] }>(`/admin/system/queues/${queue.name}/failed?limit=20`)),
+      );
+      return {
+        queues,
+        failed: lists.flatMap((list) => list.data).sort((a, b) => (b.failed_at ?? '').localeCompare(a.failed_at ?? '')),
+      };
+    },
+  });
+  const retrying = useMutation({
+    mutationFn: (job: FailedJob) => post(`/admin/system/queues/${job.queue}/jobs/${encodeURIComponent(job.id)}/retry`),
+    onSuccess: () => {
       notify(t('admin.retried'), 'teal');
-      system.reload();
-    } catch (error) {
-      showFailure(error);
-    }
-  };
+      void queryClient.invalidateQueries({ queryKey: keyOf('/admin/system') });
+    },
+    onError: showFailure,
+  });
   return (
     <Stack>
       <Title order={2}>{t('admin.system')}</Title>
@@ -73,7 +77,7 @@ export default function SystemPage() {
               {job.reason}
             </Text>,
             job.failed_at ? new Date(job.failed_at).toLocaleString(i18n.language) : '—',
-            <Button size="compact-xs" variant="light" onClick={() => void retry(job)}>
+            <Button size="compact-xs" variant="light" onClick={() => retrying.mutate(job)}>
               {t('admin.retry')}
             </Button>,
           ])}

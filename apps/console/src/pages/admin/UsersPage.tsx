@@ -15,8 +15,9 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureToast } from '../../api/use-error-text';
-import { get, patch, post } from '../../api/client';
-import { useRequest } from '../../api/use-request';
+import { patch, post } from '../../api/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiQuery, keyOf } from '../../api/queries';
 import { DataTable } from '../../components/DataTable';
 import { RequestStatus } from '../../components/RequestStatus';
 import type { AccountView } from '../../api/types';
@@ -33,17 +34,18 @@ const CEILINGS = [
 export default function UsersPage() {
   const { t } = useTranslation();
   const showFailure = useFailureToast();
-  const { data, error, reload } = useRequest(() => get<{ data: Account[] }>('/admin/users'), []);
+  const queryClient = useQueryClient();
+  const { data, error } = useQuery(apiQuery<{ data: Account[] }>('/admin/users'));
+
   const [invitation, setInvitation] = useState<string | null>(null);
   const [inviteEmail, setInviteEmail] = useState('');
-  const change = async (account: Account, changes: Record<string, unknown>) => {
-    try {
-      await patch(`/admin/users/${account.id}`, changes);
-      reload();
-    } catch (failure) {
-      showFailure(failure);
-    }
-  };
+  const changing = useMutation({
+    mutationFn: ({ account, changes }: { account: Account; changes: Record<string, unknown> }) =>
+      patch(`/admin/users/${account.id}`, changes),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keyOf('/admin/users') }),
+    onError: showFailure,
+  });
+  const change = (account: Account, changes: Record<string, unknown>) => changing.mutate({ account, changes });
   const invite = async () => {
     try {
       const { invitation: token } = await post<{ invitation: string }>(
@@ -118,7 +120,7 @@ export default function UsersPage() {
                 onBlur={(event) => {
                   const value = event.currentTarget.value.replace(/[^\d]/g, '');
                   if (value !== String(account.ceilings[field] ?? ''))
-                    void change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
+                    change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
                 }}
               />
             )),
@@ -126,7 +128,7 @@ export default function UsersPage() {
               key={account.id}
               aria-label={`${t('admin.disabled')} ${account.email}`}
               checked={account.disabled}
-              onChange={(event) => void change(account, { disabled: event.currentTarget.checked })}
+              onChange={(event) => change(account, { disabled: event.currentTarget.checked })}
             />,
           ])}
         />
