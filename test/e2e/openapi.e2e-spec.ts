@@ -59,9 +59,12 @@ describe('OpenAPI document', () => {
         'POST /console/api/auth/login',
         'PATCH /console/api/admin/users/{id}',
         'GET /console/api/applications/{id}/usage',
+        'GET /console/api/applications/{id}/keys',
+        'POST /console/api/applications/{id}/keys',
+        'DELETE /console/api/applications/{id}/keys/{keyId}',
       ]),
     );
-    expect(operations).toHaveLength(35);
+    expect(operations).toHaveLength(38);
     // The router's own 404 names the route it lacks; a documented operation never answers it.
     for (const operation of operations) {
       const [verb, route] = operation.split(' ');

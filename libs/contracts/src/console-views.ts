@@ -34,10 +34,41 @@ export const SIGN_UP_ACCEPTED_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+const API_KEY_PROPERTIES = {
+  id: STRING,
+  name: STRING,
+  prefix: { type: 'string', description: 'The first 10 characters of the key and an ellipsis' },
+  status: { enum: ['active', 'expired', 'revoked'] },
+  created_at: TIME,
+  expires_at: NULLABLE_TIME,
+  last_used_at: {
+    ...NULLABLE_TIME,
+    description: 'ISO 8601, UTC; folded in batches, so up to KEY_LAST_USED_FLUSH_MS behind',
+  },
+  revoked_at: NULLABLE_TIME,
+} as const;
+const API_KEY_REQUIRED = Object.keys(API_KEY_PROPERTIES) as (keyof typeof API_KEY_PROPERTIES)[];
+
 export const API_KEY_VIEW_SCHEMA = {
   type: 'object',
-  properties: { prefix: STRING, status: STRING, created_at: TIME, expires_at: NULLABLE_TIME },
-  required: ['prefix', 'status', 'created_at', 'expires_at'],
+  properties: API_KEY_PROPERTIES,
+  required: API_KEY_REQUIRED,
+  additionalProperties: false,
+} as const;
+
+/** GET /console/api/applications/{id}/keys. */
+export const API_KEY_LIST_SCHEMA = {
+  type: 'object',
+  properties: { app_id: STRING, data: { type: 'array', items: API_KEY_VIEW_SCHEMA } },
+  required: ['app_id', 'data'],
+  additionalProperties: false,
+} as const;
+
+/** POST /console/api/applications/{id}/keys: the key's view and, this once, the key. */
+export const ISSUED_API_KEY_SCHEMA = {
+  type: 'object',
+  properties: { ...API_KEY_PROPERTIES, api_key: STRING },
+  required: [...API_KEY_REQUIRED, 'api_key'],
   additionalProperties: false,
 } as const;
 
@@ -338,6 +369,8 @@ export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
 export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
 export type SignUpAccepted = FromSchema<typeof SIGN_UP_ACCEPTED_SCHEMA>;
 export type ApiKeyView = FromSchema<typeof API_KEY_VIEW_SCHEMA>;
+export type ApiKeyList = FromSchema<typeof API_KEY_LIST_SCHEMA>;
+export type IssuedApiKey = FromSchema<typeof ISSUED_API_KEY_SCHEMA>;
 export type ApplicationView = FromSchema<typeof APPLICATION_VIEW_SCHEMA>;
 export type ApplicationListItem = FromSchema<typeof APPLICATION_LIST_SCHEMA>['data'][number];
 export type Credentials = FromSchema<typeof CREDENTIALS_SCHEMA>;

@@ -1,5 +1,6 @@
 export * from './endpoints';
 export * from './application-fields';
+export * from './api-key-fields';
 export * from './ip-entry';
 export * from './echoed';
 export * from './webhook-outcomes';

@@ -55,7 +55,13 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
     collection: 'api_keys',
     field: 'appId',
     index: { appId: 1 },
-    by: 'ApiKeysRepository.listForApp / revokeAll / retireAll',
+    by: 'ApiKeysRepository.listForApp / countLive / revokeAll / retire',
+  },
+  {
+    collection: 'api_keys',
+    field: '_id',
+    index: '_id',
+    by: 'ApiKeysRepository.findForApp / revoke / recordLastUsed (application checked in the filter)',
   },
   { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
   { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById / update' },
@@ -151,7 +157,12 @@ describe('the index behind every repository query', () => {
     await keys.create({ _id: 'key_index', appId: 'app_index', hash: 'h', prefix: 'sk-' });
     await keys.findByHash('h');
     await keys.listForApp('app_index');
-    await keys.retireAll('app_index');
+    await keys.findForApp('app_index', 'key_index');
+    await keys.countLive('app_index');
+    await keys.retire('app_index', new Date(Date.now() + 60_000), 'key_index');
+    await keys.retire('app_index');
+    await keys.revoke('app_index', 'key_index');
+    await keys.recordLastUsed(new Map([['key_index', Date.now()]]));
     await keys.revokeAll('app_index');
     const task = {
       _id: 'task_index',

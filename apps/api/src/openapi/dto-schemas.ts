@@ -1,4 +1,4 @@
-import { applicationFieldSchema, ApplicationField } from '@gateway/contracts';
+import { apiKeyFieldSchema, applicationFieldSchema, ApplicationField } from '@gateway/contracts';
 // class-transformer's @Type() records, which name the class of a nested DTO (typed in class-transformer-storage.d.ts).
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
@@ -16,6 +16,7 @@ export function dtoSchemas(): Record<string, JsonSchema> {
     classTransformerMetadataStorage: defaultMetadataStorage,
     additionalConverters: {
       applicationRule: (meta) => applicationFieldSchema(meta.constraints[0] as ApplicationField),
+      apiKeyRule: (meta) => apiKeyFieldSchema(meta.constraints[0] as 'name' | 'expires_at'),
     },
   }) as Record<string, JsonSchema>;
   // The global ValidationPipe refuses a field no decorator names (forbidNonWhitelisted).

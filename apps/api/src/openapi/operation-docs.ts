@@ -195,8 +195,30 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   'ConsoleApplicationsController.rotate': {
     tag: 'Console',
-    summary: 'Rotate the API key',
+    summary: 'Rotate the API keys, or one of them',
+    description:
+      'Without key_id, every live key of the application is replaced by one new key named "default"; with it, only that key, by a key of the same name and expiry. Those replaced keep working for grace_seconds (never past their own expiry), or stop at once.',
     success: { 200: 'Credentials' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.keys': {
+    tag: 'Console',
+    summary: 'List the API keys',
+    success: { 200: 'ApiKeyList' },
+    errors: ['NotFound'],
+  },
+  'ConsoleApplicationsController.createKey': {
+    tag: 'Console',
+    summary: 'Create a named API key',
+    description: 'At most 20 live keys per application. The key is in this answer only.',
+    success: { 201: 'IssuedApiKey' },
+    errors: ['NotFound', 'CeilingExceeded'],
+  },
+  'ConsoleApplicationsController.revokeKey': {
+    tag: 'Console',
+    summary: 'Revoke one API key',
+    description: 'Refused on /v1 by every api instance within AUTH_CACHE_TTL_MS; the other keys keep working.',
+    success: { 200: 'ApiKey' },
     errors: ['NotFound'],
   },
   'ConsoleApplicationsController.webhooks': {

@@ -182,6 +182,12 @@ export class Env {
   @Min(0)
   AUTH_CACHE_TTL_MS = 30_000;
 
+  /** API keys' last-used times are noted in memory and written in one batch this often. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  KEY_LAST_USED_FLUSH_MS = 60_000;
+
   /** A concurrency slot whose task never reports back (its processes died) frees itself after this long. */
   @Type(() => Number)
   @IsInt()

@@ -4,21 +4,44 @@ import { Model } from 'mongoose';
 import { ApiKey } from './api-key.schema';
 
 export type ApiKeyRecord = ApiKey;
+export type NewApiKey = Pick<ApiKey, '_id' | 'appId' | 'hash' | 'prefix' | 'name' | 'expiresAt'>;
+
+/** Keys that still authenticate at `now`: not revoked, and not past their expiry. */
+function liveAt(appId: string, now: Date) {
+  return { appId, status: 'active', $or: [{ expiresAt: { $exists: false } }, { expiresAt: { $gt: now } }] };
+}
 
 @Injectable()
 export class ApiKeysRepository {
   constructor(@InjectModel(ApiKey.name) private readonly model: Model<ApiKey>) {}
 
-  async create(key: Pick<ApiKey, '_id' | 'appId' | 'hash' | 'prefix'>): Promise<void> {
-    await this.model.create({ ...key, status: 'active', createdAt: new Date() });
+  async create(key: NewApiKey): Promise<void> {
+    const { expiresAt, ...rest } = key;
+    await this.model.create({ ...rest, ...(expiresAt ? { expiresAt } : {}), status: 'active', createdAt: new Date() });
   }
 
   findByHash(hash: string): Promise<ApiKeyRecord | null> {
     return this.model.findOne({ hash }).lean<ApiKeyRecord>().exec();
   }
 
+  findForApp(appId: string, keyId: string): Promise<ApiKeyRecord | null> {
+    return this.model.findOne({ _id: keyId, appId }).lean<ApiKeyRecord>().exec();
+  }
+
   listForApp(appId: string): Promise<ApiKeyRecord[]> {
     return this.model.find({ appId }).sort({ createdAt: 1 }).lean<ApiKeyRecord[]>().exec();
+  }
+
+  countLive(appId: string, now = new Date()): Promise<number> {
+    return this.model.countDocuments(liveAt(appId, now)).exec();
+  }
+
+  /** Revokes one key of the application; false when it has no such key still active. */
+  async revoke(appId: string, keyId: string): Promise<boolean> {
+    const result = await this.model
+      .updateOne({ _id: keyId, appId, status: 'active' }, { $set: { status: 'revoked', revokedAt: new Date() } })
+      .exec();
+    return result.modifiedCount === 1;
   }
 
   /** Revokes every key of the application, those in a rotation grace period included. */
@@ -28,9 +51,29 @@ export class ApiKeysRepository {
       .exec();
   }
 
-  /** Retires the application's current keys at once, or lets them live until `graceUntil` (keys already in a grace period keep theirs). */
-  async retireAll(appId: string, graceUntil?: Date): Promise<void> {
-    const update = graceUntil ? { expiresAt: graceUntil } : { status: 'revoked', revokedAt: new Date() };
-    await this.model.updateMany({ appId, status: 'active', expiresAt: { $exists: false } }, { $set: update }).exec();
+  /**
+   * Retires keys a rotation replaces (`keyId`, or every key of the application) at once, or lets them live until
+   * `graceUntil` at most: a key expiring sooner keeps its expiry, and a key already replaced by an earlier rotation
+   * keeps its grace period.
+   */
+  async retire(appId: string, graceUntil?: Date, keyId?: string): Promise<void> {
+    const now = new Date();
+    const filter = { ...liveAt(appId, now), rotatedAt: { $exists: false }, ...(keyId ? { _id: keyId } : {}) };
+    if (!graceUntil) {
+      await this.model.updateMany(filter, { $set: { status: 'revoked', revokedAt: now, rotatedAt: now } }).exec();
+      return;
+    }
+    await this.model.updateMany(filter, { $set: { rotatedAt: now }, $min: { expiresAt: graceUntil } }).exec();
+  }
+
+  /** Folds last-used times noted in memory: each key's time only moves forward, whichever instance wrote first. */
+  async recordLastUsed(times: ReadonlyMap<string, number>): Promise<void> {
+    if (times.size === 0) return;
+    await this.model.bulkWrite(
+      [...times].map(([keyId, at]) => ({
+        updateOne: { filter: { _id: keyId }, update: { $max: { lastUsedAt: new Date(at) } } },
+      })),
+      { ordered: false },
+    );
   }
 }

@@ -7,6 +7,7 @@ import { Logger } from 'pino';
 import { apiKeyForm, hashApiKey } from '../credentials/api-key';
 import { ApiKeyChecksumKeys } from '../credentials/api-key-checksum-keys';
 import { ApiKeyThrottle } from './api-key-throttle';
+import { KeyLastUsed } from './key-last-used';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
 import { ownerInGoodStanding } from './owner-standing';
@@ -38,6 +39,7 @@ export class ApiKeyAuthService {
     private readonly users: UsersRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly checksumKeys: ApiKeyChecksumKeys,
+    private readonly lastUsed: KeyLastUsed,
   ) {
     this.cache = createAuthCache<CacheEntry>(config.AUTH_CACHE_TTL_MS, 50_000, async (hash, _stale, { options }) => {
       const entry = await this.lookUp(hash).catch((error) => {
@@ -62,7 +64,10 @@ export class ApiKeyAuthService {
     const hash = hashApiKey(key);
     const entry = form === 'keyed' ? await fetchAuthEntry(this.cache, hash) : await this.legacyEntry(hash, address);
     if ('invalid' in entry) throw invalidKey();
-    if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= Date.now()) throw invalidKey();
+    const now = Date.now();
+    // The expiry travels with the cached principal: an expired key is refused at once, whatever the cache's age.
+    if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= now) throw invalidKey();
+    this.lastUsed.note(entry.principal.keyId, now);
     return entry.principal;
   }
 

@@ -1,5 +1,11 @@
 import { AppConfig, newId, randomBase62 } from '@gateway/common';
-import { ApiKeysRepository, ApplicationRecord, ApplicationsRepository, NewApplication } from '@gateway/db';
+import {
+  ApiKeyRecord,
+  ApiKeysRepository,
+  ApplicationRecord,
+  ApplicationsRepository,
+  NewApplication,
+} from '@gateway/db';
 import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
@@ -11,6 +17,9 @@ export interface IssuedCredentials {
   apiKey: string;
   secretKey: string;
 }
+
+/** The name of the key an application is created with, and of keys issued before keys had names. */
+export const DEFAULT_KEY_NAME = 'default';
 
 export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
 
@@ -41,10 +50,18 @@ export class CredentialsService {
     return { application, appId: application._id, apiKey, secretKey };
   }
 
-  /** A new key for the application; the old ones stop at once, or after `graceMs`. */
-  async rotateApiKey(appId: string, graceMs = 0): Promise<string> {
-    await this.apiKeys.retireAll(appId, graceMs > 0 ? new Date(Date.now() + graceMs) : undefined);
-    return this.issueApiKey(appId);
+  /**
+   * A new key replacing the application's live keys (one new key named "default"), or only `key` (the new key takes
+   * its name and expiry): those replaced stop at once, or after `graceMs` (never later than their own expiry).
+   */
+  async rotateApiKey(appId: string, graceMs = 0, key?: ApiKeyRecord): Promise<string> {
+    await this.apiKeys.retire(appId, graceMs > 0 ? new Date(Date.now() + graceMs) : undefined, key?._id);
+    return this.issueApiKey(appId, key?.name, key?.expiresAt);
+  }
+
+  /** Another key for the application beside its others, shown once. */
+  issueNamedApiKey(appId: string, name: string, expiresAt?: Date): Promise<{ id: string; apiKey: string }> {
+    return this.issue(appId, name, expiresAt);
   }
 
   /** A new Secret Key for the application, shown once; signatures made with the old one stop verifying. */
@@ -54,9 +71,21 @@ export class CredentialsService {
     return updated ? secretKey : null;
   }
 
-  private async issueApiKey(appId: string): Promise<string> {
+  private async issueApiKey(appId: string, name = DEFAULT_KEY_NAME, expiresAt?: Date): Promise<string> {
+    return (await this.issue(appId, name, expiresAt)).apiKey;
+  }
+
+  private async issue(appId: string, name: string, expiresAt?: Date): Promise<{ id: string; apiKey: string }> {
     const apiKey = generateApiKey(await this.checksumKeys.issuing());
-    await this.apiKeys.create({ _id: newId('key'), appId, hash: hashApiKey(apiKey), prefix: displayPrefix(apiKey) });
-    return apiKey;
+    const id = newId('key');
+    await this.apiKeys.create({
+      _id: id,
+      appId,
+      hash: hashApiKey(apiKey),
+      prefix: displayPrefix(apiKey),
+      name,
+      expiresAt,
+    });
+    return { id, apiKey };
   }
 }

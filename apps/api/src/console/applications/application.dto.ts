@@ -1,4 +1,6 @@
 import {
+  apiKeyExpiryProblem,
+  apiKeyNameProblem,
   ApplicationField,
   ApplicationFields,
   ApplicationType,
@@ -6,7 +8,18 @@ import {
   describeFieldProblem,
 } from '@gateway/contracts';
 import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsDefined,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 
 /**
  * Checks a field by the rules the console's forms check too (`@gateway/contracts`), with the same message. The
@@ -115,4 +128,35 @@ export class RotateKeyDto {
   @Min(0)
   @Max(7 * 86_400)
   grace_seconds?: number;
+
+  /** Rotate this key only (its replacement keeps its name and expiry); without it, every live key of the application. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^key_[0-9A-Za-z]{1,40}$/, { message: 'key_id must be a key id (key_…)' })
+  key_id?: string;
+}
+
+/** A rule of libs/contracts/src/api-key-fields.ts, with its message. */
+function KeyRule(field: 'name' | 'expires_at', problem: (value: unknown) => string | null): PropertyDecorator {
+  return ValidateBy({
+    name: 'apiKeyRule',
+    // Read by the OpenAPI document (apps/api/src/openapi/dto-schemas.ts).
+    constraints: [field],
+    validator: {
+      validate: (value: unknown) => problem(value) === null,
+      defaultMessage: (args) => (args ? problem(args.value) : null) ?? 'not valid',
+    },
+  });
+}
+
+export class CreateApiKeyDto {
+  /** What the key is for, e.g. "production" or "ci". */
+  @IsDefined({ message: 'name is required' })
+  @KeyRule('name', apiKeyNameProblem)
+  name: string;
+
+  /** When the key stops working (ISO 8601, at most 730 days ahead); without it, never. */
+  @IsOptional()
+  @KeyRule('expires_at', (value) => apiKeyExpiryProblem(value))
+  expires_at?: string;
 }

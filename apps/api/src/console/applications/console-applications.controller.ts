@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
-import { CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
+import { CreateApiKeyDto, CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
 
 @Controller('console/api/applications')
 @UseGuards(ConsoleSessionGuard)
@@ -64,7 +64,42 @@ export class ConsoleApplicationsController {
       session.userId,
       dto.grace_seconds ?? 0,
       consoleActor(session, request.ip),
+      dto.key_id,
     );
+  }
+
+  /** The application's API keys, revoked and expired ones included. */
+  @Get(':id/keys')
+  keys(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
+    return this.applications.listKeys(id, session.userId);
+  }
+
+  /** Another named key; the key itself is in this answer only. */
+  @Post(':id/keys')
+  createKey(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() dto: CreateApiKeyDto,
+    @Req() request: FastifyRequest,
+  ) {
+    const expiresAt = dto.expires_at === undefined ? undefined : new Date(dto.expires_at);
+    return this.applications.createKey(
+      id,
+      session.userId,
+      { name: dto.name, expiresAt },
+      consoleActor(session, request.ip),
+    );
+  }
+
+  /** Revokes one key; the application's other keys keep working. */
+  @Delete(':id/keys/:keyId')
+  revokeKey(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Param('keyId') keyId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.applications.revokeKey(id, session.userId, keyId, consoleActor(session, request.ip));
   }
 
   /** Webhook delivery attempts, newest first: `from`/`to` (UTC days), `limit`, and `cursor` = the previous page's `next`. */
