@@ -31,6 +31,8 @@ import {
   WebhookDeliveriesRepository,
 } from '@gateway/db';
 import { ImageStore, ImagingModule } from '@gateway/imaging';
+import { REFUSALS_KEPT, RefusedCalls } from '@gateway/queue';
+import { ConsoleRefusalsService } from '@gateway/tenancy';
 import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
@@ -57,8 +59,12 @@ interface Fixture {
 async function main(): Promise<void> {
   await withEmbeddedStack('growth', async (stack) => {
     const config = benchConfig(stack, 'growth');
-    const app = await benchContext(config, 'growth-bench', { imports: [ImagingModule], providers: [MaintenancePass] });
+    const app = await benchContext(config, 'growth-bench', {
+      imports: [ImagingModule],
+      providers: [MaintenancePass, ConsoleRefusalsService],
+    });
     const fixture = await setUp(app);
+    await fillRefusals(app, fixture);
     print(
       `growth bench: ${APPS} applications, tasks over ${DAYS} days, ${SAMPLES} samples per read; target p99 ≤ ${TARGET_P99_MS} ms and ≤ 2× the first size`,
     );
@@ -304,6 +310,29 @@ function shapeOf(kind: string, n: number, taskId: string) {
   };
 }
 
+/** Every application's refused calls past what its list keeps, as a flood of 429s leaves them. */
+async function fillRefusals(app: INestApplicationContext, fixture: Fixture): Promise<void> {
+  const refused = app.get(RefusedCalls);
+  for (const { appId } of fixture.apps) {
+    for (let i = 0; i < REFUSALS_KEPT + 200; i++) {
+      refused.note(appId, {
+        at: Date.now(),
+        status: 429,
+        code: 'RateLimited',
+        message: 'requests per minute limit reached',
+        method: 'POST',
+        route: '/v1/chat/completions',
+        requestId: `req_growth${i}`,
+        keyId: 'key_growth',
+        model: 'x-chat',
+        async: false,
+        latencyMs: 1,
+      });
+    }
+    await refused.flush();
+  }
+}
+
 /** Every read on a request path or a console page, each against a random sample. */
 function reads(app: INestApplicationContext, fixture: Fixture): Record<string, () => Promise<unknown>> {
   const tasks = app.get(TasksRepository);
@@ -317,6 +346,7 @@ function reads(app: INestApplicationContext, fixture: Fixture): Record<string, (
   const today = utcDay();
   const any = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
   const busiest = fixture.apps[0].appId;
+  const refusals = app.get(ConsoleRefusalsService);
   const imageTasks = fixture.tasks.filter((task) => task.image);
   return {
     'task by id for its owner (+ result)': () => {
@@ -343,6 +373,11 @@ function reads(app: INestApplicationContext, fixture: Fixture): Record<string, (
     'usage over 30 days': () => usage.listForApp(any(fixture.apps).appId, utcDaysBefore(today, 29), today),
     "an application's webhook deliveries, 50": () =>
       deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
+    // The Requests tab: the calls that became tasks are the tasks' feed above; the refused ones are read from Redis.
+    "requests: an application's refused calls, newest 50": () => refusals.forApplication(busiest, 'usr_growth0', 50, 0),
+    "requests: an application's refused calls, a deep page": () =>
+      refusals.forApplication(busiest, 'usr_growth0', 50, REFUSALS_KEPT - 50),
+    "requests: an account's refused calls, newest 200": () => refusals.forAccount('usr_growth0', 200),
     'API key by hash': () => keys.findByHash(any(fixture.apps).keyHash),
     'user by email': () => users.findByEmail(any(fixture.emails)),
     'file metadata by id': () => files.find({ _id: any(fixture.fileIds) as never }, { limit: 1 }).toArray(),

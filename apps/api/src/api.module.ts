@@ -9,6 +9,7 @@ import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
 import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
+import { ConsoleRequestsController } from './console/requests/console-requests.controller';
 import { ConsoleAuditController } from './console/audit/console-audit.controller';
 import { ConsoleAuthController } from './console/auth/console-auth.controller';
 import { ConsoleModelsController } from './console/models/console-models.controller';
@@ -69,6 +70,7 @@ export class ApiModule implements OnModuleInit {
         ConsoleAuthController,
         ConsoleAuditController,
         ConsoleApplicationsController,
+        ConsoleRequestsController,
         ConsoleUsageController,
         ConsoleOperatorsController,
         ConsoleModelsController,

@@ -1,5 +1,6 @@
 import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
+import { RefusedCalls } from '@gateway/queue';
 import { ApiAuthenticator } from '@gateway/tenancy';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
@@ -11,6 +12,7 @@ import { answerClientError, answerFrameworkError } from './http/framework-errors
 import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
 import { installApiAuthHook } from './http/api-auth-hook';
+import { installRefusalLog } from './http/refusal-log-hook';
 import { createValidationPipe } from './http/validation';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
@@ -44,6 +46,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   // After the request hooks: a refusal still gets its X-Request-Id, timing and log line.
   installApiAuthHook(app.getHttpAdapter().getInstance(), app.get(ApiAuthenticator));
+  installRefusalLog(app.getHttpAdapter().getInstance(), app.get(RefusedCalls));
   app.useGlobalPipes(createValidationPipe());
   // Exit 0 once closed, rather than raising the signal again (which main.ts's deadline would take for a second one):
   // the exit code then tells a clean shutdown from a forced one (FORCED_SHUTDOWN_EXIT_CODE).

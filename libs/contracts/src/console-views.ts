@@ -212,9 +212,58 @@ export const WEBHOOK_DELIVERY_VIEW_SCHEMA = {
     error: NULLABLE_STRING,
     duration_ms: INTEGER,
     response: NULLABLE_STRING,
+    /** The attempts the delivery has in all; null on attempts recorded before this was kept. */
+    attempts: { type: ['integer', 'null'] },
+    /** When the event is tried again; null once no try is left. */
+    next_attempt_at: NULLABLE_TIME,
     created_at: TIME,
   },
   required: ['id', 'task_id', 'event', 'url', 'attempt', 'redelivery', 'outcome', 'http_status', 'error', 'created_at'],
+  additionalProperties: false,
+} as const;
+
+/** A /v1 call refused before the queue: it has no task, and is kept in Redis, capped per application. */
+export const REFUSED_CALL_VIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    app_id: STRING,
+    at: TIME,
+    status: INTEGER,
+    code: STRING,
+    message: STRING,
+    method: STRING,
+    route: STRING,
+    request_id: STRING,
+    key_id: NULLABLE_STRING,
+    model: NULLABLE_STRING,
+    async: { type: 'boolean' },
+    latency_ms: INTEGER,
+  },
+  required: [
+    'app_id',
+    'at',
+    'status',
+    'code',
+    'message',
+    'method',
+    'route',
+    'request_id',
+    'key_id',
+    'model',
+    'async',
+    'latency_ms',
+  ],
+  additionalProperties: false,
+} as const;
+
+/** Refused calls, newest first; `not_listed` counts the older ones the capped lists dropped. */
+export const REFUSED_CALL_PAGE_SCHEMA = {
+  type: 'object',
+  properties: {
+    data: { type: 'array', items: REFUSED_CALL_VIEW_SCHEMA },
+    not_listed: INTEGER,
+  },
+  required: ['data', 'not_listed'],
   additionalProperties: false,
 } as const;
 
@@ -380,6 +429,8 @@ export type UsageSeries = FromSchema<typeof USAGE_SERIES_SCHEMA>;
 export type BillingRecordView = FromSchema<typeof BILLING_RECORD_VIEW_SCHEMA>;
 export type WebhookDeliveryView = FromSchema<typeof WEBHOOK_DELIVERY_VIEW_SCHEMA>;
 export type TaskView = FromSchema<typeof TASK_VIEW_SCHEMA>;
+export type RefusedCallView = FromSchema<typeof REFUSED_CALL_VIEW_SCHEMA>;
+export type RefusedCallPage = FromSchema<typeof REFUSED_CALL_PAGE_SCHEMA>;
 export type AccountView = FromSchema<typeof ACCOUNT_LIST_SCHEMA>['data'][number];
 export type OperatorApplicationView = FromSchema<typeof OPERATOR_APPLICATION_LIST_SCHEMA>['data'][number];
 export type QueueState = FromSchema<typeof QUEUE_STATES_SCHEMA>['data'][number];

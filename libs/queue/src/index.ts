@@ -16,3 +16,4 @@ export * from './move-to-active-on-wake';
 export * from './idempotency-store';
 export * from './chunk-streams';
 export * from './queue-overview.service';
+export * from './refused-calls.service';

@@ -11,6 +11,7 @@ import { ChunkStreams } from './chunk-streams';
 import { QueueOverview } from './queue-overview.service';
 import { PendingRecords } from './pending-records.service';
 import { UsageLedger } from './usage-ledger.service';
+import { RefusedCalls } from './refused-calls.service';
 import { bullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -25,6 +26,7 @@ const SERVICES = [
   IdempotencyStore,
   ChunkStreams,
   QueueOverview,
+  RefusedCalls,
 ];
 
 /** Entries each queue's BullMQ event stream keeps. */

@@ -25,6 +25,8 @@ describe('RedisKeys', () => {
     expect(keys.concurrencyLeases(APP)).toBe(`gw:lim:{${APP}}:conc`);
     expect(keys.tokenUsage(APP)).toBe(`gw:lim:{${APP}}:tokens`);
     expect(keys.nonce(APP, 'n0nce-123')).toBe(`gw:nonce:{${APP}}:n0nce-123`);
+    expect(keys.refusedCalls(APP)).toBe(`gw:refused:{${APP}}`);
+    expect(keys.refusedCallCount(APP)).toBe(`gw:refused-count:{${APP}}`);
   });
 
   it('names route slots and pacing, feed counters and BullMQ keys', () => {

@@ -107,6 +107,16 @@ export class RedisKeys {
     return `${this.prefix}:feed:${feed}:${appId}:${day}`;
   }
 
+  /** An application's /v1 calls refused before the queue, newest first, capped (RefusedCalls). */
+  refusedCalls(appId: string): string {
+    return `${this.prefix}:refused:{${appId}}`;
+  }
+
+  /** How many calls of an application were refused in all, listed or dropped from refusedCalls. */
+  refusedCallCount(appId: string): string {
+    return `${this.prefix}:refused-count:{${appId}}`;
+  }
+
   /** A console session, under the SHA-256 of its token, so a Redis dump reveals no usable cookie. */
   consoleSession(token: string): string {
     return `${this.prefix}:session:${createHash('sha256').update(token).digest('hex')}`;

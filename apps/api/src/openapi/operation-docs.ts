@@ -51,6 +51,15 @@ const LISTING: QueryParameter[] = [
   },
 ];
 
+const REFUSAL_PAGING: QueryParameter[] = [
+  { name: 'limit', description: 'Refusals per page.', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+  {
+    name: 'offset',
+    description: 'Refusals to skip, newest first.',
+    schema: { type: 'integer', minimum: 0, maximum: 1000 },
+  },
+];
+
 const IMAGE_FILE = {
   contentType: 'image/png',
   description: 'The generated image, cacheable until the URL expires.',
@@ -234,6 +243,22 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     query: LISTING,
     success: { 200: 'TaskPage' },
     errors: ['NotFound'],
+  },
+  'ConsoleRequestsController.forApplication': {
+    tag: 'Console',
+    summary: 'List calls refused before the queue',
+    description:
+      'The newest refusals (400, 401 with a known caller, 403, 429, …), which have no task; each application keeps ' +
+      'its last 1,000 for 7 days, and `not_listed` counts those dropped.',
+    query: REFUSAL_PAGING,
+    success: { 200: 'RefusedCallPage' },
+    errors: ['NotFound'],
+  },
+  'ConsoleRequestsController.forAccount': {
+    tag: 'Console',
+    summary: "List calls refused before the queue, across the account's applications",
+    query: [REFUSAL_PAGING[0]],
+    success: { 200: 'RefusedCallPage' },
   },
   'ConsoleApplicationsController.billing': {
     tag: 'Console',

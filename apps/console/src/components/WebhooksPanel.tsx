@@ -39,24 +39,34 @@ export function WebhooksPanel({ appId }: { appId: string }) {
   return (
     <Stack>
       <DataTable
-        minWidth={720}
+        minWidth={1180}
         head={[
           t('usage.time'),
+          t('webhooks.event'),
           t('usage.task'),
+          t('webhooks.url'),
           t('webhooks.attempt'),
           t('webhooks.status'),
-          t('webhooks.httpCode'),
+          t('webhooks.reason'),
+          t('webhooks.nextTry'),
           t('webhooks.duration'),
           '',
         ]}
         rows={records.map((delivery) => [
           new Date(delivery.created_at).toLocaleString(i18n.language),
+          delivery.event,
           delivery.task_id,
-          delivery.attempt,
+          <Text size="sm" style={{ wordBreak: 'break-all' }}>
+            {delivery.url || '—'}
+          </Text>,
+          delivery.attempts
+            ? t('webhooks.attemptOf', { attempt: delivery.attempt, attempts: delivery.attempts })
+            : delivery.attempt,
           <Badge variant="filled" color={OUTCOME_COLORS[delivery.outcome]}>
             {t(`webhooks.outcomes.${delivery.outcome}`)}
           </Badge>,
-          delivery.http_status ?? '—',
+          deliveryReason(delivery),
+          delivery.next_attempt_at ? new Date(delivery.next_attempt_at).toLocaleString(i18n.language) : '—',
           delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
           <Button size="compact-xs" variant="light" onClick={() => void redeliver(delivery)}>
             {t('webhooks.redeliver')}
@@ -70,4 +80,11 @@ export function WebhooksPanel({ appId }: { appId: string }) {
       )}
     </Stack>
   );
+}
+
+/** What the receiver answered, or why nothing was delivered, as the attempt recorded it. */
+function deliveryReason(delivery: WebhookDeliveryView): string {
+  const status = delivery.http_status !== null ? `HTTP ${delivery.http_status}` : undefined;
+  if (status && delivery.error) return `${status}: ${delivery.error}`;
+  return status ?? delivery.error ?? '—';
 }

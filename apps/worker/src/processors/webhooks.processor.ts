@@ -39,6 +39,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
   readonly settings: WorkerOptions['settings'];
   private readonly sender: WebhookSender;
   private readonly box: SecretBox;
+  private readonly schedule: number[];
 
   constructor(
     config: AppConfig,
@@ -49,9 +50,11 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
+    this.schedule = schedule;
+    // The wait the failed attempt recorded as its next try, so the console's time is the one BullMQ keeps.
     this.settings = {
-      backoffStrategy: (attemptsMade: number, type?: string) =>
-        type === WEBHOOK_BACKOFF ? retryDelayMs(schedule, attemptsMade) : 0,
+      backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+        type === WEBHOOK_BACKOFF ? ((error as RetryLater)?.retryInMs ?? retryDelayMs(schedule, attemptsMade)) : 0,
     };
     this.sender = new WebhookSender(outboundPolicy(config), config.WEBHOOK_TIMEOUT_MS);
     this.box = new SecretBox(config.masterKeys);
@@ -66,6 +69,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     if (settled) return this.conclude(settled);
     const { appId, taskId, event, redelivery = false } = job.data;
     const attempt = job.attemptsMade + 1;
+    const attempts = job.opts.attempts ?? 1;
     const [app, task, resultBody] = await Promise.all([
       this.applications.findById(appId),
       this.tasks.findById(taskId),
@@ -78,6 +82,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
       webhookId: webhookIdOf(taskId, event),
       url: app?.callbackUrl ?? '',
       attempt,
+      attempts,
       redelivery,
     };
 
@@ -104,6 +109,8 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
       responseSnippet: result.responseSnippet,
       createdAt: new Date(),
     };
+    if (result.outcome === 'retry' && attempt < attempts)
+      made.nextAttemptAt = new Date(Date.now() + retryDelayMs(this.schedule, attempt));
     if (result.outcome !== 'retry') await job.updateProgress({ settled: made } satisfies SettledProgress);
     await this.conclude(made);
   }
@@ -126,9 +133,20 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     }
     // Thrown, BullMQ schedules the next attempt by the backoff strategy; on the last one the job just fails.
     if (attempt.outcome === 'retry')
-      throw new Error(
+      throw new RetryLater(
         `webhook attempt ${attempt.attempt} failed: ${attempt.error ?? `HTTP ${attempt.httpStatus ?? 'error'}`}`,
+        attempt.nextAttemptAt && Math.max(0, new Date(attempt.nextAttemptAt).getTime() - Date.now()),
       );
+  }
+}
+
+/** A failed attempt, with the wait before the next one that its record shows. */
+class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly retryInMs: number | undefined,
+  ) {
+    super(message);
   }
 }
 

@@ -27,6 +27,10 @@ export class WebhookDelivery {
   @Prop({ type: String }) error?: string;
   @Prop({ required: true }) durationMs: number;
   @Prop({ type: String }) responseSnippet?: string;
+  /** When the job tries this event again, for an attempt that will be retried; absent after the last one. */
+  @Prop({ type: Date }) nextAttemptAt?: Date;
+  /** The attempts the delivery job has in all (the retry schedule's length, 1 for a redelivery). */
+  @Prop({ type: Number }) attempts?: number;
   @Prop({ type: Date, required: true }) createdAt: Date;
   /** UTC day (YYYY-MM-DD) for roll-ups and expiry without date operators (docs/contracts.md, collections). */
   @Prop({ required: true }) day: string;

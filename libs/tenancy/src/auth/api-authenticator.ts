@@ -8,6 +8,8 @@ import { SignatureAuthService, SignedCaller } from './signature-auth.service';
 
 export type AuthenticatedRequest = FastifyRequest & {
   principal: Principal;
+  /** The application a caller named, known before it is authenticated: its refusals are listed to that application. */
+  callerAppId?: string;
   rawBody?: Buffer;
   /** Set once beforeBody() passed; a signed request's caller still waits for its body's signature. */
   apiAuth?: { signed?: SignedCaller };
@@ -35,8 +37,11 @@ export class ApiAuthenticator {
     if (signed) {
       caller = await this.signatures.identify(request);
       principal = caller.principal;
+      request.callerAppId = caller.appId;
     } else {
-      principal = await this.apiKeys.authenticate(request.headers.authorization, request.ip);
+      principal = await this.apiKeys.authenticate(request.headers.authorization, request.ip, (appId) => {
+        request.callerAppId = appId;
+      });
       request.principal = principal;
     }
     if (!principal.allowList.allows(request.ip)) {

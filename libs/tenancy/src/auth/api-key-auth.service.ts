@@ -52,7 +52,12 @@ export class ApiKeyAuthService {
     this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.REDIS_PREFIX));
   }
 
-  async authenticate(authorization: string | undefined, address = 'unknown'): Promise<Principal> {
+  /** `known` hears the application of a key that exists but is refused (expired past its grace). */
+  async authenticate(
+    authorization: string | undefined,
+    address = 'unknown',
+    known?: (appId: string) => void,
+  ): Promise<Principal> {
     if (!authorization) {
       throw new GatewayError('MissingAuthorization', 'send the header "Authorization: Bearer <API key>"');
     }
@@ -66,7 +71,10 @@ export class ApiKeyAuthService {
     if ('invalid' in entry) throw invalidKey();
     const now = Date.now();
     // The expiry travels with the cached principal: an expired key is refused at once, whatever the cache's age.
-    if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= now) throw invalidKey();
+    if (entry.principal.keyExpiresAt !== undefined && entry.principal.keyExpiresAt <= now) {
+      known?.(entry.principal.appId);
+      throw invalidKey();
+    }
     this.lastUsed.note(entry.principal.keyId, now);
     return entry.principal;
   }

@@ -422,6 +422,8 @@ function presentDelivery(delivery: WebhookDelivery) {
     error: delivery.error ?? null,
     duration_ms: delivery.durationMs,
     response: delivery.responseSnippet ?? null,
+    attempts: delivery.attempts ?? null,
+    next_attempt_at: delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt).toISOString() : null,
     created_at: new Date(delivery.createdAt).toISOString(),
   };
 }

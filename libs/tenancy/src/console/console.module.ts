@@ -5,6 +5,7 @@ import { ConsoleApplicationsService } from './console-applications.service';
 import { ConsoleAuditService } from './console-audit.service';
 import { ConsoleSessionsService } from './console-sessions.service';
 import { ConsoleOperatorsService } from './console-operators.service';
+import { ConsoleRefusalsService } from './console-refusals.service';
 
 @Module({
   imports: [CredentialsModule],
@@ -13,8 +14,15 @@ import { ConsoleOperatorsService } from './console-operators.service';
     ConsoleApplicationsService,
     ConsoleOperatorsService,
     ConsoleAuditService,
+    ConsoleRefusalsService,
     WebhookJobs,
   ],
-  exports: [ConsoleSessionsService, ConsoleApplicationsService, ConsoleOperatorsService, ConsoleAuditService],
+  exports: [
+    ConsoleSessionsService,
+    ConsoleApplicationsService,
+    ConsoleOperatorsService,
+    ConsoleAuditService,
+    ConsoleRefusalsService,
+  ],
 })
 export class ConsoleModule {}

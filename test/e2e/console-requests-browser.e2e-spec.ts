@@ -1,0 +1,79 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { BrowserContext, Page } from 'playwright-core';
+import { consoleClient, ConsoleUser } from '../helpers/console';
+import { ConsoleStack, inspect, startConsoleStack } from '../helpers/browser';
+import { postJson, RunningApi } from '../helpers/gateway';
+
+/**
+ * What a developer reads in the console about their calls and their webhooks, in a real browser against the real
+ * api, worker, Redis and FerretDB: why a delivery failed and when it is tried again.
+ */
+jest.setTimeout(120_000);
+
+describe('console requests and webhooks in the browser', () => {
+  let stack: ConsoleStack;
+  let api: RunningApi;
+  let receiver: http.Server;
+  let receiverUrl: string;
+  let user: ConsoleUser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    // The receiver is down for maintenance: every event is answered 503, so each delivery waits for its next try.
+    receiver = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(503).end('maintenance'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/gateway`;
+    // The second try an hour away, so the page shows it still to come.
+    stack = await startConsoleStack({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1h' });
+    api = stack.api;
+    user = await consoleClient(api.url).register('developer@example.com');
+    context = await stack.newContext();
+    const [name, value] = user.cookie.split('=');
+    await context.addCookies([{ name, value, url: api.url }]);
+    page = await context.newPage();
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
+  }, 150_000);
+
+  it('shows per delivery the event, the URL, why it failed, the attempts and when the next try is', async () => {
+    const { call } = consoleClient(api.url);
+    const created = await call('POST', '/applications', user, { name: 'Hooks', callback_url: receiverUrl });
+    expect(created.status).toBe(201);
+    const { app_id: appId, api_key: apiKey } = created.body.credentials;
+    const answered = await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'hello' }, apiKey);
+    expect(answered.status).toBe(200);
+
+    await page.goto(`/console/applications/${appId}`);
+    await page.getByRole('tab', { name: 'Webhooks' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'task.succeeded' });
+    // The delivery is made by the worker after the call; the panel is reloaded until it is listed.
+    for (let tries = 0; (await row.count()) === 0; tries++) {
+      if (tries === 60) throw new Error('the failed delivery was never listed');
+      await page.waitForTimeout(500);
+      await page.reload();
+      await page.getByRole('tab', { name: 'Webhooks' }).click();
+      await page
+        .getByText(/^(Outcome|No deliveries in this range\.)$/)
+        .first()
+        .waitFor();
+    }
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain(receiverUrl);
+    expect(text).toContain('HTTP 503');
+    expect(text).toMatch(/1 of 2/);
+    // The next try an hour after this one, in the column so named.
+    const headers = await page.getByRole('columnheader').allInnerTexts();
+    const nextTry = await row.getByRole('cell').nth(headers.indexOf('Next try')).innerText();
+    expect(headers).toContain('Next try');
+    expect(Date.parse(nextTry)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    await inspect(page, 'webhooks-failed');
+  });
+});
