@@ -62,9 +62,11 @@ describe('OpenAPI document', () => {
         'GET /console/api/applications/{id}/keys',
         'POST /console/api/applications/{id}/keys',
         'DELETE /console/api/applications/{id}/keys/{keyId}',
+        'GET /console/api/applications/{id}/refusals',
+        'GET /console/api/refusals',
       ]),
     );
-    expect(operations).toHaveLength(38);
+    expect(operations).toHaveLength(40);
     // The router's own 404 names the route it lacks; a documented operation never answers it.
     for (const operation of operations) {
       const [verb, route] = operation.split(' ');
