@@ -48,7 +48,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 }
 
 /** The envelope's fields that are strings; none from an answer that is no envelope (a proxy's HTML page, say). */
-function envelopeOf(payload: unknown): { code?: string; message?: string; param?: string } {
+export function envelopeOf(payload: unknown): { code?: string; message?: string; param?: string } {
   const error = typeof payload === 'object' && payload !== null && 'error' in payload ? payload.error : undefined;
   if (typeof error !== 'object' || error === null) return {};
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);

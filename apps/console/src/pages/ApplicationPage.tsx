@@ -17,7 +17,8 @@ import { RequestStatus } from '../components/RequestStatus';
 
 // The charts library is the console's largest dependency: loaded only when the usage tab opens.
 const UsagePanel = lazy(() => import('../components/UsagePanel'));
-const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'settings'] as const;
+const PlaygroundPanel = lazy(() => import('../components/playground/PlaygroundPanel'));
+const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'playground', 'settings'] as const;
 
 export default function ApplicationPage() {
   const { t, i18n } = useTranslation();
@@ -55,6 +56,7 @@ export default function ApplicationPage() {
           <Tabs.Tab value="quick-start">{t('detail.quickStart')}</Tabs.Tab>
           <Tabs.Tab value="usage">{t('detail.usage')}</Tabs.Tab>
           <Tabs.Tab value="webhooks">{t('detail.webhooks')}</Tabs.Tab>
+          <Tabs.Tab value="playground">{t('playground.tab')}</Tabs.Tab>
           <Tabs.Tab value="settings">{t('detail.settings')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="credentials" pt="md">
@@ -85,6 +87,11 @@ export default function ApplicationPage() {
         </Tabs.Panel>
         <Tabs.Panel value="webhooks" pt="md">
           <WebhooksPanel appId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="playground" pt="md">
+          <Suspense fallback={<Loader aria-label={t('common.loading')} />}>
+            <PlaygroundPanel app={app} />
+          </Suspense>
         </Tabs.Panel>
         <Tabs.Panel value="settings" pt="md">
           <ApplicationForm initial={inputOf(app)} submitLabel={t('form.save')} onSubmit={save} />
