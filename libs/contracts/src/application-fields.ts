@@ -24,10 +24,25 @@ const MAX_IP_WHITELIST_ENTRIES = 100;
 const MAX_IP_ENTRY_CHARS = 64;
 const MAX_SCOPE_MODELS = 100;
 
+/** A money budget's period: a UTC day or a UTC month. */
+export const BUDGET_PERIODS = ['day', 'month'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+/** The largest budget, in units of the catalog currency: its nanos stay exact JS integers, with room for the overshoot. */
+export const MAX_BUDGET_AMOUNT = 1_000_000;
+/** A decimal of at most 9 places (1 nano), no sign or exponent: kept exact as integer nanos. */
+const AMOUNT_PATTERN = /^\d{1,7}(\.\d{1,9})?$/;
+
 export type TextField = keyof typeof TEXT_FIELDS;
 export type NumberField = keyof typeof NUMBER_FIELDS;
 export type ApplicationField =
-  TextField | NumberField | 'type' | 'ip_whitelist' | 'scope.capabilities' | 'scope.models';
+  | TextField
+  | NumberField
+  | 'type'
+  | 'ip_whitelist'
+  | 'scope.capabilities'
+  | 'scope.models'
+  | 'budget_amount'
+  | 'budget_period';
 
 /**
  * An application's fields on the wire, as the console API takes them (POST and PATCH /console/api/applications): the
@@ -37,6 +52,10 @@ export type ApplicationFields = { [F in TextField]: string } & { [F in NumberFie
   type: ApplicationType;
   ip_whitelist: string[];
   scope: { capabilities: string[]; models: string[] };
+  /** A money budget in the catalog currency, as an exact decimal ("12.50"); "" or "0" removes it. */
+  budget_amount?: string;
+  /** The budget's period; `month` when left out. */
+  budget_period?: BudgetPeriod;
 };
 
 /** What is wrong with a field's value: a rule and what it needs, for a message in any language. */
@@ -51,7 +70,8 @@ export type FieldProblem =
   | { rule: 'notList' }
   | { rule: 'tooMany'; max: number }
   | { rule: 'notIpEntry'; entry: string }
-  | { rule: 'notHttpUrl' };
+  | { rule: 'notHttpUrl' }
+  | { rule: 'notAmount'; max: number };
 
 /** The problem with `value` as the application's `field`, or null; `undefined` is "not set" and always fine. */
 export function applicationFieldProblem(field: ApplicationField, value: unknown): FieldProblem | null {
@@ -75,6 +95,13 @@ export function applicationFieldProblem(field: ApplicationField, value: unknown)
       return listProblem(value, CAPABILITIES.length, (entry) =>
         CAPABILITIES.includes(entry as Capability) ? null : { rule: 'notOneOf', allowed: CAPABILITIES },
       );
+    case 'budget_amount':
+      return typeof value === 'string' &&
+        (value === '' || (AMOUNT_PATTERN.test(value) && Number(value) <= MAX_BUDGET_AMOUNT))
+        ? null
+        : { rule: 'notAmount', max: MAX_BUDGET_AMOUNT };
+    case 'budget_period':
+      return BUDGET_PERIODS.includes(value as BudgetPeriod) ? null : { rule: 'notOneOf', allowed: BUDGET_PERIODS };
     case 'scope.models':
       return listProblem(value, MAX_SCOPE_MODELS, (entry) =>
         entry.length > 200 ? { rule: 'tooLong', max: 200 } : null,
@@ -109,6 +136,8 @@ export function describeFieldProblem(field: string, problem: FieldProblem): stri
       return `${field}: "${echoed(problem.entry)}" is not an IPv4/IPv6 address or CIDR range`;
     case 'notHttpUrl':
       return `${field} must be an http or https URL`;
+    case 'notAmount':
+      return `${field} must be an amount such as 12.50, with at most 9 decimal places, from 0 to ${problem.max}`;
   }
 }
 
@@ -175,6 +204,14 @@ export function applicationFieldSchema(field: ApplicationField): Record<string, 
       });
     case 'scope.capabilities':
       return list(CAPABILITIES.length, { enum: [...CAPABILITIES] });
+    case 'budget_amount':
+      return {
+        type: 'string',
+        pattern: AMOUNT_PATTERN.source,
+        description: `An amount of the catalog currency, at most ${MAX_BUDGET_AMOUNT}; "" or "0" removes the budget.`,
+      };
+    case 'budget_period':
+      return { enum: [...BUDGET_PERIODS] };
     default:
       return list(MAX_SCOPE_MODELS, { type: 'string', maxLength: 200 });
   }

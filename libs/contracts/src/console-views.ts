@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { APPLICATION_TYPES } from './application-fields';
+import { APPLICATION_TYPES, BUDGET_PERIODS } from './application-fields';
 import { WEBHOOK_DELIVERY_OUTCOMES } from './webhook-outcomes';
 
 /**
@@ -89,6 +89,13 @@ const APPLICATION_PROPERTIES = {
   concurrency_limit: INTEGER,
   requests_per_minute: INTEGER,
   token_quota: INTEGER,
+  budget: {
+    type: ['object', 'null'],
+    description: 'The money budget, null for none: an exact decimal of the catalog currency per UTC day or month',
+    properties: { amount: STRING, period: { enum: BUDGET_PERIODS } },
+    required: ['amount', 'period'],
+    additionalProperties: false,
+  },
   ip_whitelist: { type: 'array', items: STRING },
   callback_url: NULLABLE_STRING,
   callback_disabled_at: NULLABLE_TIME,
@@ -414,6 +421,36 @@ export const AUDIT_PAGE_SCHEMA = exact({
   next: NULLABLE_STRING,
 } as const);
 
+/** GET /console/api/applications/{id}/budget: the application's budget and its owner's, in their current periods. */
+export const BUDGET_STATE_SCHEMA = {
+  type: 'object',
+  properties: {
+    app_id: STRING,
+    currency: STRING,
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          scope: { enum: ['application', 'user'] },
+          period: { enum: BUDGET_PERIODS },
+          period_id: { type: 'string', description: 'The UTC day (YYYY-MM-DD) or month (YYYY-MM)' },
+          amount: { type: 'string', description: 'The budget, an exact decimal of the catalog currency' },
+          spent: {
+            type: 'string',
+            description: 'Spent in the period, tasks in flight at their worst-case cost until they settle',
+          },
+          resets_at: TIME,
+        },
+        required: ['scope', 'period', 'period_id', 'amount', 'spent', 'resets_at'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['app_id', 'currency', 'data'],
+  additionalProperties: false,
+} as const;
+
 export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
 export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
 export type SignUpAccepted = FromSchema<typeof SIGN_UP_ACCEPTED_SCHEMA>;
@@ -437,3 +474,4 @@ export type QueueState = FromSchema<typeof QUEUE_STATES_SCHEMA>['data'][number];
 export type FailedJob = FromSchema<typeof FAILED_JOBS_SCHEMA>['data'][number];
 export type Invitation = FromSchema<typeof INVITATION_SCHEMA>;
 export type AuditRecordView = FromSchema<typeof AUDIT_RECORD_VIEW_SCHEMA>;
+export type BudgetState = FromSchema<typeof BUDGET_STATE_SCHEMA>;

@@ -40,6 +40,30 @@ export const TASK_QUEUES: readonly TaskQueueName[] = [
 export interface Admission {
   leaseId?: string;
   reservedTokens?: number;
+  /** Money held against the application's and its owner's budgets until the task's real cost is known. */
+  budget?: BudgetHold;
+}
+
+/** A request's worst-case cost, reserved in each budget counter it was admitted against (LimitsService). */
+export interface BudgetHold {
+  reservedNanos: number;
+  counters: BudgetCounter[];
+}
+
+/** One budget's counter for the period the request was admitted in: a correction lands in that period. */
+export interface BudgetCounter {
+  key: string;
+  scope: 'application' | 'user';
+  period: 'day' | 'month';
+  /** `YYYY-MM-DD` or `YYYY-MM`, UTC. */
+  periodId: string;
+  amountNanos: number;
+}
+
+/** A budget whose spending reached 80 % or 100 % when a task settled (once each per period). */
+export interface BudgetCrossing extends Omit<BudgetCounter, 'key'> {
+  threshold: 80 | 100;
+  spentNanos: number;
 }
 
 /** What every task job carries besides its request: who asked, and where to answer. */
@@ -121,8 +145,11 @@ export interface ImageEditJob extends TaskEnvelope {
 
 export interface WebhookJob {
   appId: string;
+  /** The task the event is about; for a budget event, the task whose cost crossed the threshold. */
   taskId: string;
-  event: 'task.succeeded' | 'task.failed';
+  event: 'task.succeeded' | 'task.failed' | 'budget.warning' | 'budget.exhausted';
+  /** Budget events carry what crossed, as it stood then. */
+  budget?: BudgetCrossing;
   /** Sent again from the console: delivered even if the callback was disabled by a 410. */
   redelivery?: boolean;
 }

@@ -24,6 +24,8 @@ describe('RedisKeys', () => {
     expect(keys.minuteRequests(APP, at)).toBe(`gw:lim:{${APP}}:rpm:29437095`);
     expect(keys.concurrencyLeases(APP)).toBe(`gw:lim:{${APP}}:conc`);
     expect(keys.tokenUsage(APP)).toBe(`gw:lim:{${APP}}:tokens`);
+    expect(keys.budgetSpent(APP, 'day:2026-11-26')).toBe(`gw:lim:{${APP}}:budget:day:2026-11-26`);
+    expect(keys.ownerBudgetSpent('usr_1', 'month:2026-11')).toBe('gw:lim:{user:usr_1}:budget:month:2026-11');
     expect(keys.nonce(APP, 'n0nce-123')).toBe(`gw:nonce:{${APP}}:n0nce-123`);
     expect(keys.refusedCalls(APP)).toBe(`gw:refused:{${APP}}`);
     expect(keys.refusedCallCount(APP)).toBe(`gw:refused-count:{${APP}}`);

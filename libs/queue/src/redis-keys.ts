@@ -97,6 +97,19 @@ export class RedisKeys {
     return this.limit(appId, 'tokens');
   }
 
+  /**
+   * What an application spent in one budget period (`day:YYYY-MM-DD` or `month:YYYY-MM`, UTC), in nanos:
+   * reservations of tasks in flight, corrected to their real cost as they end.
+   */
+  budgetSpent(appId: string, period: string): string {
+    return this.limit(appId, `budget:${period}`);
+  }
+
+  /** What all of one user's applications spent in one budget period, under the owner's own hash tag. */
+  ownerBudgetSpent(userId: string, period: string): string {
+    return this.limit(`user:${userId}`, `budget:${period}`);
+  }
+
   /** A signed request's X-Nonce, remembered so it cannot be spent twice. */
   nonce(appId: string, nonce: string): string {
     return `${this.prefix}:nonce:{${appId}}:${nonce}`;

@@ -12,6 +12,7 @@ export * from './auth/signature-auth.service';
 export * from './auth/principal.decorator';
 export * from './limits/limits.service';
 export * from './limits/scope';
+export * from './limits/budget';
 export * from './network/ip-allow-list';
 export * from './tenancy.module';
 export * from './console/console-sessions.service';

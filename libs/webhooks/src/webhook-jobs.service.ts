@@ -1,9 +1,10 @@
 import { AppConfig, randomBase62 } from '@gateway/common';
-import { QueueName, WebhookJob } from '@gateway/queue';
+import { BudgetCrossing, QueueName, WebhookJob } from '@gateway/queue';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { parseRetrySchedule } from './retry-schedule';
+import { budgetEventOf, budgetWebhookIdOf } from './budget-event';
 import type { WebhookEventType } from './webhook-event';
 
 /** Finished jobs stay this long: the job id keeps a rerun task from announcing itself twice meanwhile. */
@@ -27,6 +28,13 @@ export class WebhookJobs {
   /** The event of a finished task, with the full retry schedule; one job per task, however often it ran. */
   async enqueue(appId: string, taskId: string, event: WebhookEventType): Promise<void> {
     await this.queue.add(event, { appId, taskId, event }, this.options(`webhook-${taskId}`, this.attempts));
+  }
+
+  /** A budget reaching 80 % or 100 % in its period; one job per budget, period and threshold. */
+  async enqueueBudget(appId: string, taskId: string, budget: BudgetCrossing): Promise<void> {
+    const event = budgetEventOf(budget);
+    const jobId = `webhook-${budgetWebhookIdOf(appId, budget)}`;
+    await this.queue.add(event, { appId, taskId, event, budget }, this.options(jobId, this.attempts));
   }
 
   /** Sent again from the console: one attempt, whose result the console lists like any other. */

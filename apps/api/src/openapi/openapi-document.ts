@@ -51,6 +51,7 @@ const TASK: ErrorCode[] = [
   'RateLimited',
   'DailyLimitExceeded',
   'QuotaExceeded',
+  'BudgetExceeded',
   'UpstreamError',
   'Timeout',
 ];

@@ -267,11 +267,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     success: { 200: 'BillingPage' },
     errors: ['NotFound'],
   },
+  'ConsoleApplicationsController.budget': {
+    tag: 'Console',
+    summary: "The application's budget and its owner's, spent so far in the current period",
+    success: { 200: 'BudgetState' },
+    errors: ['NotFound'],
+  },
   'ConsoleApplicationsController.redeliver': {
     tag: 'Console',
     summary: 'Redeliver a webhook',
     success: { 202: 'Redelivery' },
-    errors: ['NotFound'],
+    errors: ['NotFound', 'InvalidParameter'],
   },
   'ConsoleApplicationsController.resetSecret': {
     tag: 'Console',

@@ -1,8 +1,16 @@
+import { CatalogService } from '@gateway/catalog';
 import { GatewayError, LOGGER, newId } from '@gateway/common';
 import { Endpoint } from '@gateway/contracts';
 import { taskBase, TasksRepository } from '@gateway/db';
 import { Admission, JobDispatcher, PayloadOf, TaskEnvelope, TaskQueueName } from '@gateway/queue';
-import { assertInScope, LimitsService, Principal, rateLimitHeaders } from '@gateway/tenancy';
+import {
+  AdmissionReserve,
+  assertInScope,
+  LimitsService,
+  Principal,
+  rateLimitHeaders,
+  worstCaseCostNanos,
+} from '@gateway/tenancy';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
@@ -21,6 +29,8 @@ export interface Submission<E extends Endpoint> {
    * a token quota, so no other request loads a tokenizer.
    */
   reserveTokens: () => number;
+  /** Images the request asks for (image edits' `n`), priced at admission for an application with a budget. */
+  images?: number;
   principal: Principal;
   model: string;
   resolvedModel: string;
@@ -49,6 +59,7 @@ export class TaskSubmitter {
     private readonly limits: LimitsService,
     private readonly idempotent: IdempotentRequests,
     private readonly relay: StreamRelay,
+    private readonly catalog: CatalogService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -113,7 +124,7 @@ export class TaskSubmitter {
       await hooks?.enqueued();
     };
     try {
-      const admitted = await this.limits.admit(principal, submission.reserveTokens);
+      const admitted = await this.limits.admit(principal, this.reserveOf(submission));
       admission = admitted.admission;
       if (admitted.rateLimit) http.reply.headers(rateLimitHeaders(admitted.rateLimit));
       const payload = this.envelope(submission, taskId, await this.prepare(submission, taskId), admission);
@@ -160,6 +171,17 @@ export class TaskSubmitter {
     }
   }
 
+  /** What admission holds for the request: its tokens, and for a budget its worst-case cost at the catalog's prices. */
+  private reserveOf<E extends Endpoint>(submission: Submission<E>): AdmissionReserve {
+    return {
+      tokens: submission.reserveTokens,
+      costNanos: (tokens) => {
+        const spec = this.catalog.find(submission.resolvedModel);
+        return spec ? worstCaseCostNanos(spec, { tokens, images: submission.images ?? 0 }) : 0;
+      },
+    };
+  }
+
   private async prepare<E extends Endpoint>(
     submission: Submission<E>,
     taskId: string,
@@ -181,7 +203,7 @@ export class TaskSubmitter {
       resolvedModel: submission.resolvedModel,
       endpoint: submission.endpoint.name,
       createdAt: Date.now(),
-      ...(admission.leaseId || admission.reservedTokens ? { admission } : {}),
+      ...(admission.leaseId || admission.reservedTokens || admission.budget ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),
     };
     return { ...request, ...envelope } as PayloadOf<E['queue']>;

@@ -1,3 +1,4 @@
+import { CatalogService } from '@gateway/catalog';
 import { EventEmitter } from 'node:events';
 import { AppConfig, GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
@@ -173,6 +174,7 @@ describe('TaskSubmitter', () => {
       limits as unknown as LimitsService,
       idempotent,
       {} as StreamRelay,
+      { find: () => undefined } as unknown as CatalogService,
       pino({ level: 'silent' }),
     );
   });

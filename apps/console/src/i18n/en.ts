@@ -78,6 +78,7 @@ export const en = {
     tooMany: '{{field}} takes at most {{max}} entries',
     notIpEntry: '{{field}}: "{{entry}}" is not an IPv4/IPv6 address or CIDR range',
     notHttpUrl: '{{field}} must be an http or https URL',
+    notAmount: '{{field}} must be an amount such as 12.50, with at most 9 decimal places, from 0 to {{max}}',
   },
   detail: {
     overview: 'Overview',

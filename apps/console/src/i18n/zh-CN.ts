@@ -82,6 +82,7 @@ export const zhCN: Translation<Messages> = {
     tooMany: '{{field}} 最多 {{max}} 项',
     notIpEntry: '{{field}}：“{{entry}}” 不是 IPv4/IPv6 地址或 CIDR 网段',
     notHttpUrl: '{{field}} 必须是 http 或 https 地址',
+    notAmount: '{{field}} 必须是金额，如 12.50，最多 9 位小数，范围 0 到 {{max}}',
   },
   detail: {
     overview: '概览',

@@ -12,6 +12,8 @@ import { outboundPolicy } from '@gateway/outbound';
 import { QueueName, WebhookJob } from '@gateway/queue';
 import { SecretBox } from '@gateway/tenancy';
 import {
+  budgetWebhookIdOf,
+  buildBudgetEvent,
   buildWebhookEvent,
   parseRetrySchedule,
   retryDelayMs,
@@ -19,6 +21,7 @@ import {
   WEBHOOK_BACKOFF,
   WebhookSender,
   webhookIdOf,
+  WebhookEventType,
 } from '@gateway/webhooks';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Job, WorkerOptions } from 'bullmq';
@@ -67,26 +70,27 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
   async process(job: Job<WebhookJob>): Promise<void> {
     const settled = settledAttempt(job.progress);
     if (settled) return this.conclude(settled);
-    const { appId, taskId, event, redelivery = false } = job.data;
+    const { appId, taskId, event, redelivery = false, budget } = job.data;
     const attempt = job.attemptsMade + 1;
     const attempts = job.opts.attempts ?? 1;
+    // A budget event carries its body's facts; it needs no task record (which may not be written yet).
     const [app, task, resultBody] = await Promise.all([
       this.applications.findById(appId),
-      this.tasks.findById(taskId),
-      this.tasks.findResult(taskId),
+      budget ? null : this.tasks.findById(taskId),
+      budget ? null : this.tasks.findResult(taskId),
     ]);
     const base = {
       appId,
       taskId,
       event,
-      webhookId: webhookIdOf(taskId, event),
+      webhookId: budget ? budgetWebhookIdOf(appId, budget) : webhookIdOf(taskId, event as WebhookEventType),
       url: app?.callbackUrl ?? '',
       attempt,
       attempts,
       redelivery,
     };
 
-    const target = deliveryTarget(app, task, redelivery);
+    const target = deliveryTarget(app, budget ? 'budget' : task, redelivery);
     if ('skipped' in target) {
       this.metrics.webhookDeliveries.inc({ outcome: 'skipped' });
       return this.conclude({ ...base, outcome: 'skipped', error: target.skipped, durationMs: 0 });
@@ -94,7 +98,12 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
 
     // The job's creation time, not the attempt's, so every attempt carries the same body.
     const body = JSON.stringify(
-      buildWebhookEvent({ ...target.task, result: resultBody ?? undefined }, new Date(job.timestamp)),
+      budget
+        ? buildBudgetEvent(appId, taskId, budget, new Date(job.timestamp))
+        : buildWebhookEvent(
+            { ...(target.task as TaskRecord), result: resultBody ?? undefined },
+            new Date(job.timestamp),
+          ),
     );
     const message = signWebhookMessage(this.box.open(target.app.secretKeyEnc), base.webhookId, body);
     const result = await this.sender.send(target.callbackUrl, message);
@@ -165,9 +174,9 @@ function settledAttempt(progress: unknown): WebhookDeliveryAttempt | undefined {
 /** Where an attempt goes, or why it is not made at all. */
 function deliveryTarget(
   app: ApplicationRecord | null,
-  task: TaskRecord | null,
+  task: TaskRecord | 'budget' | null,
   redelivery: boolean,
-): { app: ApplicationRecord; task: TaskRecord; callbackUrl: string } | { skipped: string } {
+): { app: ApplicationRecord; task: TaskRecord | 'budget'; callbackUrl: string } | { skipped: string } {
   if (!app?.callbackUrl) return { skipped: 'the application has no callback URL' };
   if (app.status !== 'active') return { skipped: 'the application is revoked' };
   if (app.callbackDisabledAt && !redelivery)

@@ -2,8 +2,17 @@ import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
 import { MeteredRoute, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { fileRecord, RecordFields, taskBase } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { OutcomeDelivery, PayloadOf, TaskJobResult, TaskOutcome, TaskQueueName, usageFields } from '@gateway/queue';
+import {
+  BudgetCrossing,
+  OutcomeDelivery,
+  PayloadOf,
+  TaskJobResult,
+  TaskOutcome,
+  TaskQueueName,
+  usageFields,
+} from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
+import { WebhookJobs } from '@gateway/webhooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
@@ -29,6 +38,7 @@ export class TaskRunner {
     private readonly delivery: OutcomeDelivery,
     private readonly recorder: TaskRecorder,
     private readonly limits: LimitsService,
+    private readonly webhookJobs: WebhookJobs,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -113,7 +123,12 @@ export class TaskRunner {
     };
     const filed = fileRecord(record, data.notify === true, executed?.conversation);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
-    await this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0);
+    const budgetCrossings = await this.limits.settle(
+      data.appId,
+      data.admission,
+      executed?.usage.total_tokens ?? 0,
+      costNanos,
+    );
     const delivered = await this.delivery.deliver({
       taskId: data.taskId,
       jobKey,
@@ -135,6 +150,7 @@ export class TaskRunner {
     });
     if (!delivered) return this.finishDelivered(data.taskId);
     this.recorder.writeSoon({ taskId: data.taskId, record: filed, outcome });
+    if (data.notify) await this.announceBudgets(data.appId, data.taskId, budgetCrossings);
 
     const labels = {
       queue,
@@ -147,6 +163,17 @@ export class TaskRunner {
     this.countMetered(data.resolvedModel, metered, upstreamCalls);
     if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
     return { status: 'succeeded' };
+  }
+
+  /** Budget events, after the answer: settlement marked each threshold once per period, so they are sent once. */
+  private async announceBudgets(appId: string, taskId: string, crossings: BudgetCrossing[]): Promise<void> {
+    for (const crossing of crossings) {
+      try {
+        await this.webhookJobs.enqueueBudget(appId, taskId, crossing);
+      } catch (error) {
+        this.logger.warn({ appId, taskId, crossing, err: (error as Error).message }, 'could not enqueue budget event');
+      }
+    }
   }
 
   /** An earlier run delivered this task (and then stalled): what it left is its record, and the job's ending. */

@@ -2,6 +2,7 @@ import { GatewayError } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { EmbeddingsJob, FinishedTask, OutcomeDelivery, PendingRecord, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
+import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
 import { ExecutedTask, TaskService } from './task-service';
@@ -33,7 +34,10 @@ function fakes(steps: Step[], earlier?: TaskOutcome) {
       },
     },
     limits: {
-      settle: async (_appId: string, _admission: unknown, tokens: number) => void steps.push(['settle', tokens]),
+      settle: async (_appId: string, _admission: unknown, tokens: number) => {
+        steps.push(['settle', tokens]);
+        return [];
+      },
     },
   };
 }
@@ -86,6 +90,7 @@ describe('TaskRunner', () => {
       f.delivery as unknown as OutcomeDelivery,
       f.recorder as unknown as TaskRecorder,
       f.limits as unknown as LimitsService,
+      {} as WebhookJobs,
       new MetricsService(),
       pino({ level: 'silent' }),
     );

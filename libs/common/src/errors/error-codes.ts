@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   RateLimited: { status: 429, type: 'rate_limit_error' },
   DailyLimitExceeded: { status: 429, type: 'rate_limit_error' },
   QuotaExceeded: { status: 429, type: 'rate_limit_error' },
+  BudgetExceeded: { status: 429, type: 'rate_limit_error' },
   HeadersTooLarge: { status: 431, type: 'invalid_request_error' },
   InternalError: { status: 500, type: 'api_error' },
   UpstreamError: { status: 500, type: 'api_error' },

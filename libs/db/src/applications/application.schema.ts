@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema } from 'mongoose';
 
-import { APPLICATION_TYPES, ApplicationType, CAPABILITIES } from '@gateway/contracts';
+import { APPLICATION_TYPES, ApplicationType, BudgetPeriod, CAPABILITIES } from '@gateway/contracts';
 
 export { APPLICATION_TYPES, CAPABILITIES };
 export type { ApplicationType };
@@ -11,6 +12,12 @@ export class PermissionScope {
   @Prop({ type: [String], default: [] }) capabilities: string[];
   /** Model ids the application may call; empty means all. */
   @Prop({ type: [String], default: [] }) models: string[];
+}
+
+/** A money budget: at most `amountNanos` (integer nanos of the catalog currency) per UTC day or month. */
+export interface MoneyBudget {
+  amountNanos: number;
+  period: BudgetPeriod;
 }
 
 /** An application of the console: who calls, with which limits (every console field of the spec). */
@@ -31,6 +38,8 @@ export class Application {
   @Prop({ type: Number, default: 0 }) concurrencyLimit: number;
   @Prop({ type: Number, default: 0 }) requestsPerMinute: number;
   @Prop({ type: Number, default: 0 }) tokenQuota: number;
+  /** Spending per period, enforced at admission; absent or null means none. */
+  @Prop({ type: MongooseSchema.Types.Mixed, default: null }) budget?: MoneyBudget | null;
   @Prop({ type: [String], default: [] }) ipWhitelist: string[];
   @Prop({ type: String }) callbackUrl?: string;
   /** Set when the receiver answered 410 Gone: no more events until the callback URL is saved again. */

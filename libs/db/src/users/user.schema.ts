@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema } from 'mongoose';
+import type { MoneyBudget } from '../applications/application.schema';
 
 const USER_ROLES = ['admin', 'user'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -10,6 +11,8 @@ export interface UserCeilings {
   maxDailyCallLimit?: number;
   /** The highest token quota an application may have; 0 (unlimited) is refused once set. */
   maxTokenQuota?: number;
+  /** What all of the user's applications together may spend per UTC day or month. */
+  budget?: MoneyBudget;
 }
 
 /** A console account. The password is kept only as an argon2id hash. */

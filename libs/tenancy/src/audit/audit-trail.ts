@@ -2,6 +2,7 @@ import { LOGGER } from '@gateway/common';
 import { ApiKey, ApplicationRecord, AuditChange, AuditEntry, AuditLogRepository } from '@gateway/db';
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
+import { budgetView } from '../limits/budget';
 
 /** Who acted and from where: a console account and its request's address, or the operator CLI. */
 export interface AuditActor {
@@ -53,6 +54,7 @@ export function auditedApplication(app: ApplicationRecord): Record<string, unkno
     concurrency_limit: app.concurrencyLimit,
     requests_per_minute: app.requestsPerMinute,
     token_quota: app.tokenQuota,
+    budget: budgetView(app.budget),
     ip_whitelist: app.ipWhitelist ?? [],
     callback_url: app.callbackUrl || null,
     status: app.status,

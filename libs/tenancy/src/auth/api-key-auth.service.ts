@@ -10,7 +10,7 @@ import { ApiKeyThrottle } from './api-key-throttle';
 import { KeyLastUsed } from './key-last-used';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { Principal } from './principal';
-import { ownerInGoodStanding } from './owner-standing';
+import { ownerStanding } from './owner-standing';
 import { principalOf } from './principal-factory';
 
 type CacheEntry = { principal: Principal } | { invalid: true };
@@ -102,8 +102,10 @@ export class ApiKeyAuthService {
     const key = await this.apiKeys.findByHash(hash);
     if (!key || key.status !== 'active') return { invalid: true };
     const app = await this.applications.findById(key.appId);
-    if (!app || app.status !== 'active' || !(await ownerInGoodStanding(this.users, app))) return { invalid: true };
-    return { principal: principalOf(app, key._id, key.expiresAt) };
+    if (!app || app.status !== 'active') return { invalid: true };
+    const owner = await ownerStanding(this.users, app);
+    if (!owner.served) return { invalid: true };
+    return { principal: principalOf(app, key._id, key.expiresAt, owner.budget) };
   }
 }
 

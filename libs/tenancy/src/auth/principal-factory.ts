@@ -1,9 +1,14 @@
-import type { ApplicationRecord } from '@gateway/db';
+import type { ApplicationRecord, MoneyBudget } from '@gateway/db';
 import { IpAllowList } from '../network/ip-allow-list';
 import { Principal } from './principal';
 
 /** The hot-path view of an application, built once per cache fill. */
-export function principalOf(app: ApplicationRecord, keyId: string, keyExpiresAt?: Date): Principal {
+export function principalOf(
+  app: ApplicationRecord,
+  keyId: string,
+  keyExpiresAt?: Date,
+  ownerBudget?: MoneyBudget,
+): Principal {
   return {
     appId: app._id,
     keyId,
@@ -12,6 +17,8 @@ export function principalOf(app: ApplicationRecord, keyId: string, keyExpiresAt?
     concurrencyLimit: app.concurrencyLimit,
     requestsPerMinute: app.requestsPerMinute,
     tokenQuota: app.tokenQuota,
+    ...(app.budget?.amountNanos ? { budget: app.budget } : {}),
+    ...(app.ownerId && ownerBudget?.amountNanos ? { ownerBudget: { userId: app.ownerId, budget: ownerBudget } } : {}),
     ipWhitelist: app.ipWhitelist,
     allowList: new IpAllowList(app.ipWhitelist),
     webhooks: Boolean(app.callbackUrl && !app.callbackDisabledAt && app.status === 'active'),

@@ -1,4 +1,4 @@
-import type { PermissionScope } from '@gateway/db';
+import type { MoneyBudget, PermissionScope } from '@gateway/db';
 import type { IpAllowList } from '../network/ip-allow-list';
 
 /** The authenticated caller: its application and what the hot path needs to know about it. */
@@ -10,6 +10,10 @@ export interface Principal {
   concurrencyLimit: number;
   requestsPerMinute: number;
   tokenQuota: number;
+  /** The application's money budget, when it has one. */
+  budget?: MoneyBudget;
+  /** The owner's budget across their applications, when an operator set one. */
+  ownerBudget?: { userId: string; budget: MoneyBudget };
   ipWhitelist: string[];
   allowList: IpAllowList;
   /** Finished tasks are announced to the application's callback URL (docs/contracts.md, webhooks). */

@@ -9,7 +9,7 @@ import { SecretBox } from '../credentials/secret-box';
 import { Principal } from './principal';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { principalOf } from './principal-factory';
-import { ownerInGoodStanding } from './owner-standing';
+import { ownerStanding } from './owner-standing';
 
 const SIGNATURE_WINDOW_SECONDS = 300;
 
@@ -71,8 +71,13 @@ export class SignatureAuthService {
     this.keys = new RedisKeys(config.REDIS_PREFIX);
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
       const app = await this.applications.findById(appId);
-      if (!app || app.status !== 'active' || !(await ownerInGoodStanding(this.users, app))) return { missing: true };
-      return { principal: principalOf(app, 'signature'), secretKey: this.box.open(app.secretKeyEnc) };
+      if (!app || app.status !== 'active') return { missing: true };
+      const owner = await ownerStanding(this.users, app);
+      if (!owner.served) return { missing: true };
+      return {
+        principal: principalOf(app, 'signature', undefined, owner.budget),
+        secretKey: this.box.open(app.secretKeyEnc),
+      };
     });
   }
 

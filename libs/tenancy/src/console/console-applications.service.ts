@@ -25,6 +25,8 @@ import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { AuditActor, auditedApplication, auditedKeys, AuditTrail, changedFields } from '../audit/audit-trail';
 import { CredentialsService, DEFAULT_KEY_NAME } from '../credentials/credentials.service';
+import { budgetPeriodEnd, budgetView } from '../limits/budget';
+import { LimitsService } from '../limits/limits.service';
 import { usageTotals, usageTotalsBy } from './usage-totals';
 
 export type ApplicationSettings = Omit<NewApplication, '_id' | 'secretKeyEnc' | 'ownerId'>;
@@ -45,6 +47,7 @@ export class ConsoleApplicationsService {
     private readonly billing: BillingRecordsRepository,
     private readonly users: UsersRepository,
     private readonly audit: AuditTrail,
+    private readonly limits: LimitsService,
   ) {}
 
   /** The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). */
@@ -236,6 +239,33 @@ export class ConsoleApplicationsService {
     };
   }
 
+  /**
+   * The application's budget and its owner's, each with what was spent in its current period (tasks in flight
+   * counted at their worst-case cost until they settle), read from the admission counters.
+   */
+  async budget(appId: string, ownerId: string) {
+    const app = await this.owned(appId, ownerId);
+    const ownerBudget = (await this.users.findById(ownerId))?.ceilings?.budget;
+    const spending = await this.limits.budgetSpent({
+      appId,
+      ...(app.budget?.amountNanos ? { budget: app.budget } : {}),
+      ...(ownerBudget?.amountNanos ? { ownerBudget: { userId: ownerId, budget: ownerBudget } } : {}),
+    });
+    const now = new Date();
+    return {
+      app_id: appId,
+      currency: this.catalog.currency,
+      data: spending.map((budget) => ({
+        scope: budget.scope,
+        period: budget.period,
+        period_id: budget.periodId,
+        amount: formatNanos(budget.amountNanos),
+        spent: formatNanos(budget.spentNanos),
+        resets_at: new Date(budgetPeriodEnd(budget.period, now)).toISOString(),
+      })),
+    };
+  }
+
   /** Delivery attempts of the application's webhooks, newest first. */
   async webhookDeliveries(appId: string, ownerId: string, query: FeedQuery) {
     const since = fromCreation(await this.owned(appId, ownerId), query);
@@ -260,6 +290,10 @@ export class ConsoleApplicationsService {
     const delivery = await this.deliveries.findForApp(deliveryId, appId);
     if (!delivery)
       throw new GatewayError('NotFound', `no webhook delivery ${deliveryId} for this application`, {
+        param: 'delivery_id',
+      });
+    if (delivery.event.startsWith('budget.'))
+      throw new GatewayError('InvalidParameter', 'a budget event is sent once per period and is not sent again', {
         param: 'delivery_id',
       });
     await this.webhookJobs.redeliver(appId, delivery.taskId, delivery.event as WebhookEventType);
@@ -295,6 +329,7 @@ export class ConsoleApplicationsService {
       concurrency_limit: app.concurrencyLimit,
       requests_per_minute: app.requestsPerMinute,
       token_quota: app.tokenQuota,
+      budget: budgetView(app.budget),
       ip_whitelist: app.ipWhitelist,
       callback_url: app.callbackUrl || null,
       callback_disabled_at: app.callbackDisabledAt ? new Date(app.callbackDisabledAt).toISOString() : null,

@@ -4,6 +4,7 @@ import {
   ApplicationField,
   ApplicationFields,
   ApplicationType,
+  BudgetPeriod,
   applicationFieldProblem,
   describeFieldProblem,
 } from '@gateway/contracts';
@@ -98,6 +99,16 @@ class ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'name' | '
   @Optional()
   @FollowsRule('token_quota')
   token_quota?: number;
+
+  /** A money budget in the catalog currency ("12.50"); "" or "0" removes it. */
+  @Optional()
+  @FollowsRule('budget_amount')
+  budget_amount?: string;
+
+  /** The budget's period, `month` when left out; only together with budget_amount. */
+  @Optional()
+  @FollowsRule('budget_period')
+  budget_period?: BudgetPeriod;
 
   @Optional()
   @FollowsRule('ip_whitelist')

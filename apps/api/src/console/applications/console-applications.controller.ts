@@ -1,3 +1,5 @@
+import { GatewayError, priceToNanos } from '@gateway/common';
+import type { MoneyBudget } from '@gateway/db';
 import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
@@ -102,6 +104,12 @@ export class ConsoleApplicationsController {
     return this.applications.revokeKey(id, session.userId, keyId, consoleActor(session, request.ip));
   }
 
+  /** The application's budget and its owner's, with what each spent in its current period. */
+  @Get(':id/budget')
+  budget(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
+    return this.applications.budget(id, session.userId);
+  }
+
   /** Webhook delivery attempts, newest first: `from`/`to` (UTC days), `limit`, and `cursor` = the previous page's `next`. */
   @Get(':id/webhooks')
   webhooks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
@@ -137,6 +145,19 @@ export class ConsoleApplicationsController {
   }
 }
 
+/** The budget as stored: exact nanos, or null for "" and "0" (none); undefined when the request leaves it alone. */
+function budgetOf(dto: CreateApplicationDto | UpdateApplicationDto): MoneyBudget | null | undefined {
+  if (dto.budget_amount === undefined) {
+    if (dto.budget_period !== undefined)
+      throw new GatewayError('InvalidParameter', 'budget_period is set together with budget_amount', {
+        param: 'budget_amount',
+      });
+    return undefined;
+  }
+  const amountNanos = priceToNanos(dto.budget_amount || '0', 'budget_amount');
+  return amountNanos > 0 ? { amountNanos, period: dto.budget_period ?? 'month' } : null;
+}
+
 /** Only the fields the request set, in the repository's names. */
 function toSettings(dto: CreateApplicationDto | UpdateApplicationDto): Partial<ApplicationSettings> {
   const settings: Partial<ApplicationSettings> = {
@@ -149,6 +170,7 @@ function toSettings(dto: CreateApplicationDto | UpdateApplicationDto): Partial<A
     concurrencyLimit: dto.concurrency_limit,
     requestsPerMinute: dto.requests_per_minute,
     tokenQuota: dto.token_quota,
+    budget: budgetOf(dto),
     ipWhitelist: dto.ip_whitelist,
     callbackUrl: dto.callback_url,
   };

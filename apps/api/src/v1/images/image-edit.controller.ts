@@ -34,6 +34,7 @@ export class ImageEditController {
     return this.submitter.submit({
       endpoint: ENDPOINTS.imageEdit,
       reserveTokens: () => 0,
+      images: checked.n,
       principal,
       model: dto.model,
       resolvedModel: spec.id,
