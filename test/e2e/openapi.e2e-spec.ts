@@ -64,9 +64,10 @@ describe('OpenAPI document', () => {
         'DELETE /console/api/applications/{id}/keys/{keyId}',
         'GET /console/api/applications/{id}/refusals',
         'GET /console/api/refusals',
+        'GET /console/api/applications/{id}/budget',
       ]),
     );
-    expect(operations).toHaveLength(40);
+    expect(operations).toHaveLength(41);
     // The router's own 404 names the route it lacks; a documented operation never answers it.
     for (const operation of operations) {
       const [verb, route] = operation.split(' ');
