@@ -76,4 +76,43 @@ describe('console requests and webhooks in the browser', () => {
     expect(Date.parse(nextTry)).toBeGreaterThan(Date.now() + 50 * 60_000);
     await inspect(page, 'webhooks-failed');
   });
+
+  it('lists a refused call (429) in Requests within 5 s, beside the calls that became tasks, and across the account', async () => {
+    const { call } = consoleClient(api.url);
+    const created = await call('POST', '/applications', user, { name: 'Limited', daily_call_limit: 1 });
+    const { app_id: appId, api_key: apiKey } = created.body.credentials;
+    expect(
+      (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'the one call' }, apiKey))
+        .status,
+    ).toBe(200);
+    await page.goto(`/console/applications/${appId}/requests`);
+    await page.getByRole('heading', { name: 'Refused before the queue' }).waitFor();
+    await page.getByText('No refused calls.').waitFor();
+
+    const refused = await postJson(
+      `${api.url}/v1/embeddings`,
+      { model: 'text-embedding-v4', input: 'one more' },
+      apiKey,
+    );
+    expect(refused.status).toBe(429);
+    // The tab reads the refusals again on its own: no reload.
+    const row = page.getByRole('row').filter({ hasText: 'DailyLimitExceeded' });
+    await row.waitFor({ timeout: 5_000 });
+    expect((await row.innerText()).replace(/\s+/g, ' ')).toMatch(
+      /429 DailyLimitExceeded POST \/v1\/embeddings text-embedding-v4 key_\w+ Sync \d+ ms/,
+    );
+    await page.getByRole('row').filter({ hasText: 'succeeded' }).waitFor();
+    await inspect(page, 'requests');
+
+    // Only the refused ones: the calls that became tasks are no longer listed.
+    await page.getByRole('combobox', { name: 'Outcome' }).click();
+    await page.getByRole('option', { name: 'Refused' }).click();
+    await expect(page.getByRole('heading', { name: 'Calls' }).count()).resolves.toBe(0);
+    await row.waitFor();
+
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('heading', { name: 'Requests' }).waitFor();
+    await page.getByRole('row').filter({ hasText: appId }).filter({ hasText: 'DailyLimitExceeded' }).waitFor();
+    await inspect(page, 'requests-account');
+  });
 });

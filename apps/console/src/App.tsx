@@ -12,6 +12,7 @@ const ApplicationPage = lazy(() => import('./pages/ApplicationPage'));
 const NewApplicationPage = lazy(() => import('./pages/NewApplicationPage'));
 const ModelsPage = lazy(() => import('./pages/ModelsPage'));
 const AuditPage = lazy(() => import('./pages/AuditPage'));
+const RequestsPage = lazy(() => import('./pages/RequestsPage'));
 const UsersPage = lazy(() => import('./pages/admin/UsersPage'));
 const SystemPage = lazy(() => import('./pages/admin/SystemPage'));
 
@@ -40,6 +41,7 @@ export function App() {
           <Route path="/applications/new" element={<NewApplicationPage />} />
           <Route path="/applications/:id/*" element={<ApplicationPage />} />
           <Route path="/models" element={<ModelsPage />} />
+          <Route path="/requests" element={<RequestsPage />} />
           <Route path="/audit" element={<AuditPage />} />
           <Route
             path="/admin/users"

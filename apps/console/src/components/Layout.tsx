@@ -23,6 +23,7 @@ export function Layout() {
   const links = [
     { to: '/applications', label: t('nav.applications') },
     { to: '/models', label: t('nav.models') },
+    { to: '/requests', label: t('nav.requests') },
     { to: '/audit', label: t('nav.audit') },
     ...(user?.role === 'admin'
       ? [

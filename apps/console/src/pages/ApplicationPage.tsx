@@ -12,13 +12,14 @@ import { CredentialsPanel } from '../components/CredentialsPanel';
 import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { QuickStart } from '../components/QuickStart';
+import { RequestsPanel } from '../components/RequestsPanel';
 import { WebhooksPanel } from '../components/WebhooksPanel';
 import { RequestStatus } from '../components/RequestStatus';
 
 // The charts library is the console's largest dependency: loaded only when the usage tab opens.
 const UsagePanel = lazy(() => import('../components/UsagePanel'));
 const PlaygroundPanel = lazy(() => import('../components/playground/PlaygroundPanel'));
-const TABS = ['credentials', 'quick-start', 'usage', 'webhooks', 'playground', 'settings'] as const;
+const TABS = ['credentials', 'quick-start', 'usage', 'requests', 'webhooks', 'playground', 'settings'] as const;
 
 export default function ApplicationPage() {
   const { t, i18n } = useTranslation();
@@ -55,6 +56,7 @@ export default function ApplicationPage() {
           <Tabs.Tab value="credentials">{t('detail.credentials')}</Tabs.Tab>
           <Tabs.Tab value="quick-start">{t('detail.quickStart')}</Tabs.Tab>
           <Tabs.Tab value="usage">{t('detail.usage')}</Tabs.Tab>
+          <Tabs.Tab value="requests">{t('detail.requests')}</Tabs.Tab>
           <Tabs.Tab value="webhooks">{t('detail.webhooks')}</Tabs.Tab>
           <Tabs.Tab value="playground">{t('playground.tab')}</Tabs.Tab>
           <Tabs.Tab value="settings">{t('detail.settings')}</Tabs.Tab>
@@ -84,6 +86,9 @@ export default function ApplicationPage() {
           <Suspense fallback={<Loader aria-label={t('common.loading')} />}>
             <UsagePanel appId={id} />
           </Suspense>
+        </Tabs.Panel>
+        <Tabs.Panel value="requests" pt="md">
+          <RequestsPanel appId={id} />
         </Tabs.Panel>
         <Tabs.Panel value="webhooks" pt="md">
           <WebhooksPanel appId={id} />

@@ -1,0 +1,164 @@
+import { Anchor, Badge, Button, Group, Select, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contracts';
+import { apiQuery, usePagedQuery } from '../api/queries';
+import { DataTable } from './DataTable';
+import { RequestStatus } from './RequestStatus';
+
+/** Refusals are read again this often, so a refused call shows within a few seconds without a reload. */
+const REFUSALS_REFRESH_MS = 2_000;
+
+type Outcome = 'all' | 'refused' | 'succeeded' | 'failed';
+
+/**
+ * An application's calls: those refused before the queue (kept in Redis, capped, with a count of the dropped ones)
+ * and those that became tasks, newest first, filtered by outcome and model. `appId` absent: the whole account's
+ * refusals (tasks are listed per application).
+ */
+export function RequestsPanel({ appId }: { appId?: string }) {
+  const { t } = useTranslation();
+  const [outcome, setOutcome] = useState<Outcome>('all');
+  const [model, setModel] = useState<string | null>(null);
+  const refusals = useQuery({
+    ...apiQuery<RefusedCallPage>(appId ? `/applications/${appId}/refusals?limit=200` : '/refusals?limit=200'),
+    refetchInterval: REFUSALS_REFRESH_MS,
+  });
+  const tasks = usePagedQuery<TaskView>(`/applications/${appId}/tasks`, { enabled: appId !== undefined });
+  if (refusals.error || !refusals.data) return <RequestStatus error={refusals.error} answered={false} />;
+
+  const refused = refusals.data.data.filter((call) => model === null || call.model === model);
+  const calls = tasks.records.filter(
+    (task) => (model === null || task.model === model) && (outcome === 'all' || task.status === outcome),
+  );
+  const models = [
+    ...new Set([...refusals.data.data.flatMap((call) => call.model ?? []), ...tasks.records.map((task) => task.model)]),
+  ];
+  return (
+    <Stack>
+      <Group>
+        <Select
+          label={t('requests.outcome')}
+          value={outcome}
+          onChange={(value) => setOutcome(value ?? 'all')}
+          data={(['all', 'refused', 'succeeded', 'failed'] as const).map((value) => ({
+            value,
+            label: t(`requests.outcomes.${value}`),
+          }))}
+          allowDeselect={false}
+        />
+        <Select
+          label={t('requests.model')}
+          placeholder={t('requests.anyModel')}
+          value={model}
+          onChange={setModel}
+          data={models}
+          clearable
+        />
+      </Group>
+      {(outcome === 'all' || outcome === 'refused') && (
+        <Stack gap="xs">
+          <Title order={3} size="h4">
+            {t('requests.refused')}
+          </Title>
+          <RefusedTable calls={refused} showApp={appId === undefined} />
+          {refusals.data.not_listed > 0 && (
+            <Text c="dimmed" size="sm" data-testid="refusals-not-listed">
+              {t('requests.notListed', { count: refusals.data.not_listed })}
+            </Text>
+          )}
+        </Stack>
+      )}
+      {appId !== undefined && outcome !== 'refused' && (
+        <Stack gap="xs">
+          <Title order={3} size="h4">
+            {t('requests.tasks')}
+          </Title>
+          <TasksTable appId={appId} tasks={calls} />
+          {tasks.hasNextPage && (
+            <Button variant="subtle" loading={tasks.isFetchingNextPage} onClick={() => void tasks.fetchNextPage()}>
+              {t('usage.more')}
+            </Button>
+          )}
+        </Stack>
+      )}
+    </Stack>
+  );
+}
+
+function RefusedTable({ calls, showApp }: { calls: RefusedCallView[]; showApp: boolean }) {
+  const { t, i18n } = useTranslation();
+  if (calls.length === 0) return <Text c="dimmed">{t('requests.noneRefused')}</Text>;
+  return (
+    <DataTable
+      minWidth={1000}
+      head={[
+        t('usage.time'),
+        ...(showApp ? [t('requests.application')] : []),
+        t('requests.status'),
+        t('requests.code'),
+        t('requests.route'),
+        t('requests.model'),
+        t('requests.key'),
+        t('requests.mode'),
+        t('requests.latency'),
+      ]}
+      rows={calls.map((call) => [
+        new Date(call.at).toLocaleString(i18n.language),
+        ...(showApp ? [call.app_id] : []),
+        <Badge variant="filled" color="red.9">
+          {call.status}
+        </Badge>,
+        <Text size="sm" title={call.message}>
+          {call.code}
+        </Text>,
+        `${call.method} ${call.route}`,
+        call.model ?? '—',
+        call.key_id ?? '—',
+        call.async ? t('requests.async') : t('requests.sync'),
+        `${call.latency_ms} ms`,
+      ])}
+    />
+  );
+}
+
+function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
+  const { t, i18n } = useTranslation();
+  if (tasks.length === 0) return <Text c="dimmed">{t('requests.noneTasks')}</Text>;
+  return (
+    <DataTable
+      minWidth={1100}
+      head={[
+        t('usage.time'),
+        t('usage.task'),
+        t('requests.route'),
+        t('requests.model'),
+        t('requests.status'),
+        t('requests.latency'),
+        t('requests.tokensInOut'),
+        t('requests.images'),
+        t('requests.cost'),
+        '',
+      ]}
+      rows={tasks.map((task) => {
+        const usage = task.usage as { prompt_tokens?: number; completion_tokens?: number; images?: number } | null;
+        return [
+          new Date(task.created_at).toLocaleString(i18n.language),
+          task.id,
+          task.endpoint,
+          task.model,
+          task.error ? `${task.status} (${task.error.code})` : task.status,
+          task.finished_at ? `${Date.parse(task.finished_at) - Date.parse(task.created_at)} ms` : '—',
+          usage ? `${usage.prompt_tokens ?? 0} / ${usage.completion_tokens ?? 0}` : '—',
+          usage?.images ?? '—',
+          task.cost,
+          <Anchor component={Link} to={`/applications/${appId}/webhooks`} size="sm">
+            {t('requests.webhooks')}
+          </Anchor>,
+        ];
+      })}
+    />
+  );
+}
