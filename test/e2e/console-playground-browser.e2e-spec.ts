@@ -220,4 +220,28 @@ describe('console playground in the browser', () => {
     await page.getByText(/^Try again in \d+ s\.$/).waitFor();
     await inspect(page, 'playground-limited');
   });
+
+  it('makes a temporary key of one hour that the playground calls with', async () => {
+    await page.goto(`/console/applications/${appId}/playground`);
+    await page.getByRole('button', { name: 'Use a temporary key (1 hour)' }).click();
+    await page.getByText(/^Key “playground-[0-9-]+” made for this page/).waitFor();
+    const temporaryKey = await page.getByLabel('API key of this application').inputValue();
+    expect(temporaryKey).toMatch(/^sk-[0-9A-Za-z]{49}$/);
+    expect(temporaryKey).not.toBe(apiKey);
+    await inspect(page, 'playground-temporary-key');
+
+    const keys = await client().call('GET', `/applications/${appId}/keys`, user);
+    const made = keys.body.data.find((key: { name: string }) => key.name.startsWith('playground-'));
+    const lifetimeMs = Date.parse(made.expires_at) - Date.now();
+    expect(lifetimeMs).toBeGreaterThan(55 * 60_000);
+    expect(lifetimeMs).toBeLessThanOrEqual(60 * 60_000);
+
+    await page.getByRole('tab', { name: 'Embeddings' }).click();
+    await page.getByLabel('Inputs').fill('made with the temporary key');
+    await page.getByRole('button', { name: 'Embed' }).click();
+    await page.getByTestId('cosine-matrix').waitFor();
+    expect(
+      (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, temporaryKey)).status,
+    ).toBe(200);
+  });
 });

@@ -240,8 +240,11 @@ export const en = {
     apiKey: 'API key of this application',
     apiKeyHint:
       'Paste the key shown when the application was created or rotated. It stays in this page’s memory only: never saved in the browser, gone on reload.',
-    noTemporaryKey:
-      'The console cannot show a key it has issued (only its hash is kept), so it cannot fill one in for you.',
+    temporaryKey: 'Use a temporary key ({{hours}} hour)',
+    temporaryKeyHint:
+      'The console keeps only hashes of keys, so it cannot fill one in: it can make a new named key that expires by itself.',
+    temporaryKeyMade:
+      'Key “{{name}}” made for this page; it stops working at {{time}}. Revoke it under Credentials sooner if you like.',
     outOfScope: 'This application’s scope allows no available model of this kind.',
     chat: 'Chat',
     embeddings: 'Embeddings',

@@ -1,6 +1,6 @@
-import { Button, Group, Paper, Stack, Text, Textarea } from '@mantine/core';
+import { Button, Group, Paper, SimpleGrid, Stack, Text, Textarea } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { envelopeOf } from '../../api/client';
 import { ModelSelect } from './ModelSelect';
@@ -29,16 +29,19 @@ export function ChatPlayground({ apiKey, models }: { apiKey: string; models: Pla
   const [reply, setReply] = useState('');
   const [sent, setSent] = useState<SentRequest>();
   const stop = useRef<AbortController>(null);
+  // Leaving the tab closes the stream: the gateway then stops generating (and billing) the rest.
+  useEffect(() => () => stop.current?.abort(), []);
 
   const run = useMutation({
     mutationFn: async (history: Turn[]) => {
       const messages = system.trim() ? [{ role: 'system', content: system.trim() }, ...history] : history;
       const body = { model, messages, stream: true };
       setSent({ path: '/chat/completions', body, files: [] });
-      stop.current = new AbortController();
-      const response = await callV1(apiKey, '/chat/completions', body, stop.current.signal);
+      const stopped = new AbortController();
+      stop.current = stopped;
       let text = '';
       try {
+        const response = await callV1(apiKey, '/chat/completions', body, stopped.signal);
         for await (const event of serverSentEvents(response)) {
           const chunk = event as Chunk;
           // After the first chunk a failure arrives as an event holding the error envelope.
@@ -51,7 +54,7 @@ export function ChatPlayground({ apiKey, models }: { apiKey: string; models: Pla
         }
       } catch (error) {
         // Stopped by the user: what came so far is the answer.
-        if (!stop.current.signal.aborted) throw error;
+        if (!stopped.signal.aborted) throw error;
       }
       return text;
     },
@@ -73,7 +76,7 @@ export function ChatPlayground({ apiKey, models }: { apiKey: string; models: Pla
   const roleName = (role: Turn['role']) => t(`playground.role.${role}`);
   return (
     <Stack>
-      <Group grow align="start" wrap="wrap">
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <ModelSelect models={models} value={model} onChange={setModel} />
         <Textarea
           label={t('playground.systemPrompt')}
@@ -82,7 +85,7 @@ export function ChatPlayground({ apiKey, models }: { apiKey: string; models: Pla
           value={system}
           onChange={(event) => setSystem(event.currentTarget.value)}
         />
-      </Group>
+      </SimpleGrid>
       <Stack gap="xs" role="log" aria-live="polite" aria-label={t('playground.conversation')}>
         {turns.map((turn, index) => (
           <Paper

@@ -62,7 +62,7 @@ export function ImageEditPlayground({ apiKey, models }: { apiKey: string; models
   const tooMany = uploads.length > MAX_IMAGES;
   return (
     <Stack>
-      <Group grow align="start" wrap="wrap">
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
         <ModelSelect models={models} value={model} onChange={setModel} />
         {maxN > 1 && (
           <NumberInput
@@ -75,7 +75,7 @@ export function ImageEditPlayground({ apiKey, models }: { apiKey: string; models
             onChange={(value) => setCount(Math.max(1, Number(value) || 1))}
           />
         )}
-      </Group>
+      </SimpleGrid>
       <FileInput
         label={t('playground.images')}
         description={t('playground.imagesHint', { max: MAX_IMAGES })}

@@ -1,10 +1,12 @@
-import { Alert, PasswordInput, Stack, Tabs, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Alert, Button, Group, PasswordInput, Stack, Tabs, Text } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { get } from '../../api/client';
+import { get, post } from '../../api/client';
+import { keyOf } from '../../api/queries';
 import type { Application } from '../../api/types';
 import { RequestStatus } from '../RequestStatus';
+import { RunError } from './RunResult';
 import { ChatPlayground } from './ChatPlayground';
 import { EmbeddingsPlayground } from './EmbeddingsPlayground';
 import { ImageEditPlayground } from './ImageEditPlayground';
@@ -31,6 +33,13 @@ export interface PlaygroundModel {
  */
 const pastedKeys = new Map<string, string>();
 
+const TEMPORARY_KEY_HOURS = 1;
+
+/** A name the key list can tell apart: `playground-2026-11-26-22-45` (UTC). */
+function temporaryKeyName(now: Date): string {
+  return `playground-${now.toISOString().slice(0, 16).replace(/[:T]/g, '-')}`;
+}
+
 /** The models of a capability the application's scope allows (empty lists allow all), aliases first. */
 function modelsInScope(models: CatalogModel[], app: Application, capability: Capability): PlaygroundModel[] {
   const { capabilities, models: allowed } = app.scope;
@@ -46,7 +55,7 @@ function modelsInScope(models: CatalogModel[], app: Application, capability: Cap
 
 /** Chat, embeddings and image edit against /v1 with the application's own key, so each run is limited and billed. */
 export default function PlaygroundPanel({ app }: { app: Application }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [apiKey, setApiKey] = useState(pastedKeys.get(app.id) ?? '');
   const catalog = useQuery({
     queryKey: ['catalog'],
@@ -57,6 +66,22 @@ export default function PlaygroundPanel({ app }: { app: Application }) {
     if (key) pastedKeys.set(app.id, key);
     else pastedKeys.delete(app.id);
   };
+  const queryClient = useQueryClient();
+  // A named key of the application that expires by itself: the console is given the key once, in this answer.
+  const temporaryKey = useMutation({
+    mutationFn: () => {
+      const now = new Date();
+      return post<{ api_key: string; name: string; expires_at: string }>(`/applications/${app.id}/keys`, {
+        name: temporaryKeyName(now),
+        expires_at: new Date(now.getTime() + TEMPORARY_KEY_HOURS * 3_600_000).toISOString(),
+      });
+    },
+    onSuccess: (created) => {
+      remember(created.api_key);
+      void queryClient.invalidateQueries({ queryKey: keyOf(`/applications/${app.id}`) });
+    },
+  });
+  const expiry = new Intl.DateTimeFormat(i18n.language, { timeStyle: 'short' });
   const capabilities: { value: Capability; label: string }[] = [
     { value: 'chat', label: t('playground.chat') },
     { value: 'embeddings', label: t('playground.embeddings') },
@@ -73,9 +98,20 @@ export default function PlaygroundPanel({ app }: { app: Application }) {
         value={apiKey}
         onChange={(event) => remember(event.currentTarget.value.trim())}
       />
-      <Text size="xs" c="dimmed">
-        {t('playground.noTemporaryKey')}
-      </Text>
+      <Group gap="sm">
+        <Button variant="light" size="xs" onClick={() => temporaryKey.mutate()} loading={temporaryKey.isPending}>
+          {t('playground.temporaryKey', { hours: TEMPORARY_KEY_HOURS })}
+        </Button>
+        <Text size="xs" c="dimmed">
+          {temporaryKey.data
+            ? t('playground.temporaryKeyMade', {
+                name: temporaryKey.data.name,
+                time: expiry.format(new Date(temporaryKey.data.expires_at)),
+              })
+            : t('playground.temporaryKeyHint')}
+        </Text>
+      </Group>
+      <RunError error={temporaryKey.error} />
       <RequestStatus error={catalog.error} answered={catalog.data !== undefined} />
       {catalog.data && (
         <Tabs defaultValue="chat" keepMounted={false}>
