@@ -2,6 +2,7 @@ import {
   APPLICATION_TYPES,
   ApplicationField,
   applicationFieldProblem,
+  BUDGET_PERIODS,
   CAPABILITIES,
   FieldProblem,
   NUMBER_FIELDS,
@@ -43,21 +44,28 @@ export const EMPTY_APPLICATION: ApplicationInput = {
   concurrency_limit: 0,
   requests_per_minute: 0,
   token_quota: 0,
+  budget_amount: '',
+  budget_period: 'month',
   ip_whitelist: [],
   callback_url: '',
 };
 
 /** The editable fields of an application as the API shows it. */
 export function inputOf(
-  app: Omit<ApplicationInput, 'callback_url'> & { callback_url: string | null },
+  app: Omit<ApplicationInput, 'callback_url' | 'budget_amount' | 'budget_period'> & {
+    callback_url: string | null;
+    budget?: { amount: string; period: 'day' | 'month' } | null;
+  },
 ): ApplicationInput {
   const input = Object.fromEntries(
-    Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof ApplicationInput]]),
+    Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof typeof app]]),
   ) as unknown as ApplicationInput;
   return {
     ...input,
     scope: { capabilities: app.scope.capabilities, models: app.scope.models },
     callback_url: app.callback_url ?? '',
+    budget_amount: app.budget?.amount ?? '',
+    budget_period: app.budget?.period ?? 'month',
   };
 }
 
@@ -123,6 +131,7 @@ export function ApplicationForm({
       concurrency_limit: says('concurrency_limit', t('form.concurrencyLimit')),
       requests_per_minute: says('requests_per_minute', t('form.requestsPerMinute')),
       token_quota: says('token_quota', t('form.tokenQuota')),
+      budget_amount: says('budget_amount', t('form.budgetAmount')),
       ip_whitelist: (text: string) => says('ip_whitelist', t('form.ipWhitelist'))(linesOf(text)),
       callback_url: says('callback_url', t('form.callbackUrl')),
       scope: { models: says('scope.models', t('form.models')) },
@@ -215,6 +224,23 @@ export function ApplicationForm({
           {number('concurrency_limit', t('form.concurrencyLimit'), t('form.limitHint'))}
           {number('requests_per_minute', t('form.requestsPerMinute'), t('form.limitHint'))}
           {number('token_quota', t('form.tokenQuota'), t('form.limitHint'))}
+        </SimpleGrid>
+        {/* A money budget: spending per UTC day or month, refused with 429 BudgetExceeded once used up. */}
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput
+            label={t('form.budgetAmount')}
+            description={t('form.budgetHint')}
+            inputMode="decimal"
+            key={form.key('budget_amount')}
+            {...form.getInputProps('budget_amount')}
+          />
+          <Select
+            label={t('form.budgetPeriod')}
+            allowDeselect={false}
+            data={BUDGET_PERIODS.map((period) => ({ value: period, label: t(`form.budgetPeriods.${period}`) }))}
+            key={form.key('budget_period')}
+            {...form.getInputProps('budget_period')}
+          />
         </SimpleGrid>
         <Textarea
           label={t('form.ipWhitelist')}

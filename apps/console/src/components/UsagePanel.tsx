@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { BillingRecordView, UsageSeries, UsageTotals } from '../api/types';
 import { useQuery } from '@tanstack/react-query';
 import { apiQuery, usePagedQuery } from '../api/queries';
+import { BudgetMeter } from './BudgetMeter';
 import { DataTable } from './DataTable';
 import { daysBefore, utcDay } from './dates';
 import { RequestStatus } from './RequestStatus';
@@ -109,6 +110,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
         />
       </Group>
       <RequestStatus error={usage.error} answered={usage.data !== undefined} />
+      <BudgetMeter appId={appId} />
       {usage.data && (
         <SimpleGrid cols={{ base: 1, md: 2 }}>
           <Stack gap={4}>

@@ -58,6 +58,11 @@ export const en = {
     requestsPerMinute: 'Requests per minute',
     tokenQuota: 'Token quota',
     limitHint: '0 means unlimited.',
+    budgetAmount: 'Budget',
+    budgetHint:
+      'An amount in the catalog currency, e.g. 12.50; empty means no budget. Calls are refused once it is spent.',
+    budgetPeriod: 'Budget period',
+    budgetPeriods: { day: 'Per day (UTC)', month: 'Per month (UTC)' },
     ipWhitelist: 'IP whitelist',
     ipWhitelistHint: 'Addresses or CIDR ranges, one per line. Empty: any address.',
     callbackUrl: 'Callback URL',
@@ -66,6 +71,14 @@ export const en = {
     create: 'Create application',
     cancel: 'Cancel',
     saved: 'Saved',
+  },
+  budget: {
+    title: 'Budget',
+    application: 'This application, {{period}}',
+    user: 'Your account (set by the operator), {{period}}',
+    periods: { day: 'today', month: 'this month' },
+    spentOf: '{{spent}} of {{amount}} {{currency}} spent',
+    resets: 'Resets {{at}}',
   },
   problems: {
     required: '{{field}} is required',
