@@ -374,10 +374,10 @@ function reads(app: INestApplicationContext, fixture: Fixture): Record<string, (
     "an application's webhook deliveries, 50": () =>
       deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
     // The Requests tab: the calls that became tasks are the tasks' feed above; the refused ones are read from Redis.
-    "requests: an application's refused calls, newest 50": () => refusals.forApplication(busiest, 'usr_growth0', 50, 0),
-    "requests: an application's refused calls, a deep page": () =>
+    'requests: refused calls, newest 50': () => refusals.forApplication(busiest, 'usr_growth0', 50, 0),
+    'requests: refused calls, a deep page': () =>
       refusals.forApplication(busiest, 'usr_growth0', 50, REFUSALS_KEPT - 50),
-    "requests: an account's refused calls, newest 200": () => refusals.forAccount('usr_growth0', 200),
+    "requests: the account's refused, 200": () => refusals.forAccount('usr_growth0', 200),
     'API key by hash': () => keys.findByHash(any(fixture.apps).keyHash),
     'user by email': () => users.findByEmail(any(fixture.emails)),
     'file metadata by id': () => files.find({ _id: any(fixture.fileIds) as never }, { limit: 1 }).toArray(),
