@@ -65,9 +65,12 @@ describe('OpenAPI document', () => {
         'GET /console/api/applications/{id}/refusals',
         'GET /console/api/refusals',
         'GET /console/api/applications/{id}/budget',
+        'GET /console/api/applications/{id}/usage/export',
+        'GET /console/api/usage',
+        'GET /console/api/usage/export',
       ]),
     );
-    expect(operations).toHaveLength(41);
+    expect(operations).toHaveLength(44);
     // The router's own 404 names the route it lacks; a documented operation never answers it.
     for (const operation of operations) {
       const [verb, route] = operation.split(' ');

@@ -16,6 +16,7 @@ import { ConsoleModelsController } from './console/models/console-models.control
 import { ConsoleOperatorsController } from './console/operators/console-operators.controller';
 import { ConsoleSessionGuard } from './console/auth/console-session.guard';
 import { ConsoleUsageController } from './console/usage/console-usage.controller';
+import { ConsoleAccountUsageController } from './console/usage/console-account-usage.controller';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ChatController } from './v1/chat/chat.controller';
@@ -72,6 +73,7 @@ export class ApiModule implements OnModuleInit {
         ConsoleApplicationsController,
         ConsoleRequestsController,
         ConsoleUsageController,
+        ConsoleAccountUsageController,
         ConsoleOperatorsController,
         ConsoleModelsController,
       ],

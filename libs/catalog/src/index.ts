@@ -1,3 +1,4 @@
 export * from './catalog.types';
 export * from './catalog.service';
 export * from './catalog.module';
+export * from './catalog-view';

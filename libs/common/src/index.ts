@@ -7,6 +7,7 @@ export * from './errors/gateway-error';
 export * from './ids/ids';
 export * from './time/utc-day';
 export * from './money/money';
+export * from './latency/latency-histogram';
 export * from './logging/logger';
 export * from './logging/logger.module';
 export * from './lifecycle/shutdown-deadline';

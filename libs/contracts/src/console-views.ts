@@ -149,6 +149,15 @@ const USAGE_PROPERTIES = {
   images: INTEGER,
   cost_nanos: { type: 'string', pattern: '^\\d+$', description: 'Integer nanos of the catalog currency' },
   cost: { type: 'string', description: 'The exact decimal of cost_nanos' },
+  latency_p50_ms: {
+    type: ['integer', 'null'],
+    description:
+      'Upper bound (ms) of the latency bucket holding the median call, admission to answer; null without calls',
+  },
+  latency_p95_ms: {
+    type: ['integer', 'null'],
+    description: 'Upper bound (ms) of the latency bucket holding the 95th percentile; null without calls',
+  },
 } as const;
 const USAGE_REQUIRED = Object.keys(USAGE_PROPERTIES) as (keyof typeof USAGE_PROPERTIES)[];
 
@@ -159,8 +168,8 @@ export const USAGE_TOTALS_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** Usage totals with the day and/or model they are of. */
-function usageOf<K extends 'day' | 'model'>(keys: readonly K[]) {
+/** Usage totals with the day, model or application they are of. */
+function usageOf<K extends 'day' | 'model' | 'app_id' | 'name' | 'status'>(keys: readonly K[]) {
   return {
     type: 'object',
     properties: {
@@ -172,6 +181,13 @@ function usageOf<K extends 'day' | 'model'>(keys: readonly K[]) {
   } as const;
 }
 
+/** Totals per day, per model and over the range, as both usage answers give them. */
+const USAGE_BREAKDOWN = {
+  by_day: { type: 'array', items: usageOf(['day'] as const) },
+  by_model: { type: 'array', items: usageOf(['model'] as const) },
+  total: USAGE_TOTALS_SCHEMA,
+} as const;
+
 export const USAGE_SERIES_SCHEMA = {
   type: 'object',
   properties: {
@@ -179,12 +195,97 @@ export const USAGE_SERIES_SCHEMA = {
     from: STRING,
     to: STRING,
     currency: STRING,
+    capabilities: { type: 'array', items: STRING, description: "The application's scope: what it may call" },
     data: { type: 'array', items: usageOf(['day', 'model'] as const) },
-    by_day: { type: 'array', items: usageOf(['day'] as const) },
-    by_model: { type: 'array', items: usageOf(['model'] as const) },
-    total: USAGE_TOTALS_SCHEMA,
+    ...USAGE_BREAKDOWN,
   },
-  required: ['app_id', 'from', 'to', 'currency', 'data', 'by_day', 'by_model', 'total'],
+  required: ['app_id', 'from', 'to', 'currency', 'capabilities', 'data', 'by_day', 'by_model', 'total'],
+  additionalProperties: false,
+} as const;
+
+/** Usage of every application of an account (the dashboard). */
+export const ACCOUNT_USAGE_SCHEMA = {
+  type: 'object',
+  properties: {
+    from: STRING,
+    to: STRING,
+    currency: STRING,
+    by_app: { type: 'array', items: usageOf(['app_id', 'name', 'status'] as const) },
+    ...USAGE_BREAKDOWN,
+  },
+  required: ['from', 'to', 'currency', 'by_app', 'by_day', 'by_model', 'total'],
+  additionalProperties: false,
+} as const;
+
+const BOOLEAN = { type: 'boolean' } as const;
+
+/** One model of the catalog as the console shows it to people. */
+export const CATALOG_MODEL_VIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: STRING,
+    capability: STRING,
+    family: NULLABLE_STRING,
+    aliases: { type: 'array', items: STRING },
+    snapshots: { type: 'array', items: STRING, description: 'The other dated models of its family' },
+    available: BOOLEAN,
+    deprecated: NULLABLE_STRING,
+    limits: { type: 'object' },
+    price: { type: 'object', additionalProperties: STRING, description: 'As written in config/models.yaml' },
+    prices: {
+      type: 'array',
+      description: 'Per 1M tokens or per image, exact decimals of the catalog currency',
+      items: {
+        type: 'object',
+        properties: {
+          unit: { enum: ['1m_input_tokens', '1m_output_tokens', 'image'] },
+          amount: STRING,
+        },
+        required: ['unit', 'amount'],
+        additionalProperties: false,
+      },
+    },
+    free: { ...BOOLEAN, description: 'Every price is zero' },
+    runs_on: {
+      type: 'array',
+      items: { enum: ['local', 'upstream'] },
+      description:
+        "Where the routes this gateway can reach run, in fallback order: the worker's own engine or an upstream",
+    },
+    accepts: {
+      type: 'object',
+      properties: {
+        tools: BOOLEAN,
+        structured_output: BOOLEAN,
+        vision: BOOLEAN,
+        dimensions: { type: ['array', 'null'], items: INTEGER },
+      },
+      required: ['tools', 'structured_output', 'vision', 'dimensions'],
+      additionalProperties: false,
+    },
+  },
+  required: [
+    'id',
+    'capability',
+    'family',
+    'aliases',
+    'snapshots',
+    'available',
+    'deprecated',
+    'limits',
+    'price',
+    'prices',
+    'free',
+    'runs_on',
+    'accepts',
+  ],
+  additionalProperties: false,
+} as const;
+
+export const CATALOG_MODEL_LIST_SCHEMA = {
+  type: 'object',
+  properties: { currency: STRING, data: { type: 'array', items: CATALOG_MODEL_VIEW_SCHEMA } },
+  required: ['currency', 'data'],
   additionalProperties: false,
 } as const;
 
@@ -463,6 +564,9 @@ export type Credentials = FromSchema<typeof CREDENTIALS_SCHEMA>;
 export type IssuedApplication = FromSchema<typeof ISSUED_APPLICATION_SCHEMA>;
 export type UsageTotals = FromSchema<typeof USAGE_TOTALS_SCHEMA>;
 export type UsageSeries = FromSchema<typeof USAGE_SERIES_SCHEMA>;
+export type AccountUsage = FromSchema<typeof ACCOUNT_USAGE_SCHEMA>;
+export type CatalogModelView = FromSchema<typeof CATALOG_MODEL_VIEW_SCHEMA>;
+export type CatalogModelList = FromSchema<typeof CATALOG_MODEL_LIST_SCHEMA>;
 export type BillingRecordView = FromSchema<typeof BILLING_RECORD_VIEW_SCHEMA>;
 export type WebhookDeliveryView = FromSchema<typeof WEBHOOK_DELIVERY_VIEW_SCHEMA>;
 export type TaskView = FromSchema<typeof TASK_VIEW_SCHEMA>;

@@ -42,7 +42,11 @@ export class UsageFolder {
       if (!batch) break;
       await this.usage.fold(
         batch.id,
-        batch.increments.map(({ appId, model, day, counters }) => ({ key: { appId, model, day }, counters })),
+        batch.increments.map(({ appId, model, day, counters, latency }) => ({
+          key: { appId, model, day },
+          counters,
+          latency,
+        })),
       );
       await this.ledger.finishBatch(batch.id);
     }

@@ -62,10 +62,9 @@ export class UsageReconciler {
     const differences: UsageDifference[] = [];
     for (const [appId, models] of recorded.byApp) {
       const rolledUp = new Map(
-        (await this.usage.listForApp(appId, day, day)).map(({ model, appId: _app, day: _day, ...counters }) => [
-          model,
-          counters,
-        ]),
+        (await this.usage.listForApp(appId, day, day)).map(
+          ({ model, appId: _app, day: _day, latency: _latency, ...counters }) => [model, counters],
+        ),
       );
       for (const model of new Set([...models.keys(), ...rolledUp.keys()])) {
         const sums = models.get(model) ?? ZERO;

@@ -1,4 +1,4 @@
-import { AppConfig, randomBase62 } from '@gateway/common';
+import { AppConfig, LatencyHistogram, latencyBucket, randomBase62 } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
@@ -37,12 +37,17 @@ type LedgerRedis = Redis & {
 export const USAGE_COUNTERS = ['calls', 'errors', 'promptTokens', 'completionTokens', 'images', 'costNanos'] as const;
 export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 
+/** A ledger counter of the latency histogram: `lat` and the bucket's upper bound in ms (`lat250`). */
+const LATENCY_COUNTER = 'lat';
+
 /** One roll-up's share of a batch: application, model, UTC day, and what to add. */
 export interface UsageIncrement {
   appId: string;
   model: string;
   day: string;
   counters: Record<UsageCounter, number>;
+  /** Calls per latency bucket (@gateway/common latency-histogram), by the bucket's upper bound in ms. */
+  latency: LatencyHistogram;
 }
 
 export interface UsageBatch {
@@ -50,13 +55,19 @@ export interface UsageBatch {
   increments: UsageIncrement[];
 }
 
-/** The ledger fields a task's usage adds to (OutcomeDelivery counts them with its delivery). */
+/**
+ * The ledger fields a task's usage adds to (OutcomeDelivery counts them with its delivery): its counters, and one call
+ * in the bucket of its latency when it has one.
+ */
 export function usageFields(
   key: { appId: string; model: string; day: string },
   counters: Partial<Record<UsageCounter, number>>,
+  latencyMs?: number,
 ): Record<string, number> {
   const prefix = `${key.appId}|${key.model}|${key.day}|`;
-  return Object.fromEntries(Object.entries(counters).map(([counter, amount]) => [prefix + counter, amount]));
+  const fields = Object.fromEntries(Object.entries(counters).map(([counter, amount]) => [prefix + counter, amount]));
+  if (latencyMs !== undefined) fields[`${prefix}${LATENCY_COUNTER}${latencyBucket(latencyMs)}`] = 1;
+  return fields;
 }
 
 /**
@@ -132,11 +143,16 @@ function parseIncrements(flat: string[]): UsageIncrement[] {
         model: field.slice(appAt + 1, dayAt),
         day: field.slice(dayAt + 1, counterAt),
         counters: { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, images: 0, costNanos: 0 },
+        latency: {},
       };
       byKey.set(key, increment);
     }
-    const counter = field.slice(counterAt + 1) as UsageCounter;
-    if (counter in increment.counters) increment.counters[counter] += Number(flat[i + 1]);
+    const counter = field.slice(counterAt + 1);
+    if (counter in increment.counters) increment.counters[counter as UsageCounter] += Number(flat[i + 1]);
+    else if (/^lat\d+$/.test(counter)) {
+      const bound = counter.slice(LATENCY_COUNTER.length);
+      increment.latency[bound] = (increment.latency[bound] ?? 0) + Number(flat[i + 1]);
+    }
   }
   return [...byKey.values()];
 }

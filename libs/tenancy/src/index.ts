@@ -20,6 +20,7 @@ export * from './console/console-applications.service';
 export * from './console/console-operators.service';
 export * from './console/console-audit.service';
 export * from './console/console-refusals.service';
+export * from './console/console-usage.service';
 export * from './console/console.module';
 export * from './audit/audit-trail';
 export * from './console/account-access';

@@ -65,6 +65,12 @@ const IMAGE_FILE = {
   description: 'The generated image, cacheable until the URL expires.',
 };
 
+const USAGE_CSV = {
+  contentType: 'text/csv',
+  description:
+    'One row per application, day and model: calls, errors, prompt and completion tokens, images, cost (exact decimal), currency, latency p50/p95 (bucket bounds, ms).',
+};
+
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'EmbeddingsController.create': {
     tag: 'Embeddings',
@@ -291,6 +297,25 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     query: DAY_RANGE,
     success: { 200: 'UsageSeries' },
     errors: ['NotFound'],
+  },
+  'ConsoleUsageController.export': {
+    tag: 'Console',
+    summary: 'Usage per day and model as CSV',
+    query: DAY_RANGE,
+    success: { 200: USAGE_CSV },
+    errors: ['NotFound'],
+  },
+  'ConsoleAccountUsageController.account': {
+    tag: 'Console',
+    summary: 'Usage of every application of the account',
+    query: DAY_RANGE,
+    success: { 200: 'AccountUsage' },
+  },
+  'ConsoleAccountUsageController.export': {
+    tag: 'Console',
+    summary: 'Usage of every application as CSV',
+    query: DAY_RANGE,
+    success: { 200: USAGE_CSV },
   },
   'ConsoleModelsController.list': {
     tag: 'Console',

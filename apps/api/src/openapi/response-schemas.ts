@@ -28,6 +28,8 @@ import {
   SIGNED_IN_SCHEMA,
   TASK_VIEW_SCHEMA,
   USAGE_SERIES_SCHEMA,
+  ACCOUNT_USAGE_SCHEMA,
+  CATALOG_MODEL_LIST_SCHEMA,
   WEBHOOK_DELIVERY_VIEW_SCHEMA,
 } from '@gateway/contracts';
 
@@ -248,22 +250,8 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   AuditPage: AUDIT_PAGE_SCHEMA,
   Redelivery: REDELIVERY_SCHEMA,
   UsageSeries: USAGE_SERIES_SCHEMA,
-  ConsoleModelList: object({
-    currency: STRING,
-    data: arrayOf(
-      object({
-        id: STRING,
-        capability: STRING,
-        family: nullable(STRING),
-        aliases: arrayOf(STRING),
-        snapshots: arrayOf(STRING),
-        available: BOOLEAN,
-        deprecated: nullable(STRING),
-        limits: { type: 'object' },
-        price: { type: 'object', additionalProperties: STRING },
-      }),
-    ),
-  }),
+  AccountUsage: ACCOUNT_USAGE_SCHEMA,
+  ConsoleModelList: CATALOG_MODEL_LIST_SCHEMA,
   UserList: ACCOUNT_LIST_SCHEMA,
   Account: ACCOUNT_VIEW_SCHEMA,
   OperatorApplicationList: OPERATOR_APPLICATION_LIST_SCHEMA,

@@ -146,6 +146,8 @@ export class TaskRunner {
           images: executed?.usage.images ?? 0,
           costNanos,
         },
+        // From admission (the job's creation) to the answer: what a caller waits, less the api's own handling.
+        finishedAt - job.timestamp,
       ),
     });
     if (!delivered) return this.finishDelivered(data.taskId);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { UsageCounters, UsageDaily, UsageDay, UsageKey } from './usage-daily.schema';
+import { UsageCounters, UsageDaily, UsageDay, UsageIncrementOf, UsageKey } from './usage-daily.schema';
 
 /**
  * Statements per update command. FerretDB 1.24 holds a PostgreSQL connection for each statement of an update
@@ -22,16 +22,22 @@ export class UsageDailyRepository {
    * `batchId` is left alone, so a fold that died halfway is simply run again. One update per roll-up (FerretDB stops
    * an unordered bulk write at its first error), a few at a time; one writer at a time (UsageLedger's lease).
    */
-  async fold(batchId: string, increments: { key: UsageKey; counters: UsageCounters }[]): Promise<void> {
+  async fold(batchId: string, increments: UsageIncrementOf[]): Promise<void> {
     let next = 0;
-    const foldOne = async ({ key, counters }: { key: UsageKey; counters: UsageCounters }): Promise<void> => {
+    const foldOne = async ({ key, counters, latency = {} }: UsageIncrementOf): Promise<void> => {
+      const latencyIncrements = Object.fromEntries(
+        Object.entries(latency).map(([bound, count]) => [`latency.${bound}`, count]),
+      );
       const { matchedCount } = await this.model
-        .updateOne({ _id: rollupId(key), lastFold: { $ne: batchId } }, { $inc: counters, $set: { lastFold: batchId } })
+        .updateOne(
+          { _id: rollupId(key), lastFold: { $ne: batchId } },
+          { $inc: { ...counters, ...latencyIncrements }, $set: { lastFold: batchId } },
+        )
         .exec();
       if (matchedCount > 0) return;
       // Absent, or already holding this batch: an insert tells which.
       await this.model.collection
-        .insertOne({ _id: rollupId(key), appMonth: appMonth(key), ...counters, lastFold: batchId } as never)
+        .insertOne({ _id: rollupId(key), appMonth: appMonth(key), ...counters, latency, lastFold: batchId } as never)
         .catch((error: { code?: number }) => {
           if (error.code !== DUPLICATE_KEY) throw error;
         });
@@ -72,7 +78,11 @@ export class UsageDailyRepository {
     );
     return found
       .flat()
-      .map(({ _id, appMonth: _month, lastFold: _batch, ...counters }) => ({ ...counters, ...keyOf(_id) }))
+      .map(({ _id, appMonth: _month, lastFold: _batch, latency, ...counters }) => ({
+        ...counters,
+        latency: latency ?? {},
+        ...keyOf(_id),
+      }))
       .filter((usage) => usage.day >= from && usage.day <= to)
       .sort((a, b) =>
         a.day === b.day ? (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) : a.day < b.day ? -1 : 1,

@@ -1,3 +1,4 @@
+import type { LatencyHistogram } from '@gateway/common';
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 
 /**
@@ -21,6 +22,11 @@ export class UsageDaily {
   @Prop({ type: Number, default: 0 }) images: number;
   /** Integer nanos (1e-9) of the catalog currency (@gateway/common money): sums of integers stay exact. */
   @Prop({ type: Number, default: 0 }) costNanos: number;
+  /**
+   * Calls per latency bucket, by the bucket's upper bound in ms (@gateway/common latency-histogram): only the buckets
+   * that were hit, so a roll-up grows by a few small fields.
+   */
+  @Prop({ type: Object }) latency?: LatencyHistogram;
 }
 
 export const UsageDailySchema = SchemaFactory.createForClass(UsageDaily);
@@ -38,5 +44,12 @@ export interface UsageKey {
   day: string;
 }
 
-/** One day's roll-up as listings return it. */
-export type UsageDay = UsageKey & UsageCounters;
+/** One day's roll-up as listings return it; `latency` is empty for days counted before it was. */
+export type UsageDay = UsageKey & UsageCounters & { latency: LatencyHistogram };
+
+/** What one fold adds to a roll-up. */
+export interface UsageIncrementOf {
+  key: UsageKey;
+  counters: UsageCounters;
+  latency?: LatencyHistogram;
+}

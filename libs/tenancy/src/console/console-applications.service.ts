@@ -27,7 +27,6 @@ import { AuditActor, auditedApplication, auditedKeys, AuditTrail, changedFields 
 import { CredentialsService, DEFAULT_KEY_NAME } from '../credentials/credentials.service';
 import { budgetPeriodEnd, budgetView } from '../limits/budget';
 import { LimitsService } from '../limits/limits.service';
-import { usageTotals, usageTotalsBy } from './usage-totals';
 
 export type ApplicationSettings = Omit<NewApplication, '_id' | 'secretKeyEnc' | 'ownerId'>;
 
@@ -218,25 +217,6 @@ export class ConsoleApplicationsService {
       changes: { secret_key: { before: 'previous', after: 'new' } },
     });
     return { app_id: appId, secret_key: secretKey };
-  }
-
-  /**
-   * Daily series for charts: one point per day and model, with the totals per day, per model and over the range
-   * added up here in integers, so the console shows money without adding it up.
-   */
-  async usageSeries(appId: string, ownerId: string, from: string, to: string) {
-    await this.owned(appId, ownerId);
-    const days = await this.usage.listForApp(appId, from, to);
-    return {
-      app_id: appId,
-      from,
-      to,
-      currency: this.catalog.currency,
-      data: days.map((d) => ({ day: d.day, model: d.model, ...usageTotals([d]) })),
-      by_day: usageTotalsBy(days, 'day'),
-      by_model: usageTotalsBy(days, 'model'),
-      total: usageTotals(days),
-    };
   }
 
   /**

@@ -7,6 +7,7 @@ import { ConsoleAuditService } from './console-audit.service';
 import { ConsoleSessionsService } from './console-sessions.service';
 import { ConsoleOperatorsService } from './console-operators.service';
 import { ConsoleRefusalsService } from './console-refusals.service';
+import { ConsoleUsageService } from './console-usage.service';
 
 @Module({
   imports: [CredentialsModule, TenancyModule],
@@ -16,6 +17,7 @@ import { ConsoleRefusalsService } from './console-refusals.service';
     ConsoleOperatorsService,
     ConsoleAuditService,
     ConsoleRefusalsService,
+    ConsoleUsageService,
     WebhookJobs,
   ],
   exports: [
@@ -24,6 +26,7 @@ import { ConsoleRefusalsService } from './console-refusals.service';
     ConsoleOperatorsService,
     ConsoleAuditService,
     ConsoleRefusalsService,
+    ConsoleUsageService,
   ],
 })
 export class ConsoleModule {}
