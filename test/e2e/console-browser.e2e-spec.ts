@@ -144,7 +144,8 @@ describe('console in the browser', () => {
       await memberPage.waitForTimeout(200);
       return false;
     }, 'the call in the usage table');
-    await expect(memberPage.locator('.recharts-surface').count()).resolves.toBeGreaterThanOrEqual(4);
+    // Calls, tokens and cost: an embeddings application has no images chart.
+    await expect(memberPage.locator('.recharts-surface').count()).resolves.toBeGreaterThanOrEqual(3);
     await inspect(memberPage, 'usage');
   });
 

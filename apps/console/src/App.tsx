@@ -11,6 +11,7 @@ import { useSession } from './session';
 const ApplicationPage = lazy(() => import('./pages/ApplicationPage'));
 const NewApplicationPage = lazy(() => import('./pages/NewApplicationPage'));
 const ModelsPage = lazy(() => import('./pages/ModelsPage'));
+const DashboardPage = lazy(() => import('./pages/DashboardPage'));
 const AuditPage = lazy(() => import('./pages/AuditPage'));
 const RequestsPage = lazy(() => import('./pages/RequestsPage'));
 const UsersPage = lazy(() => import('./pages/admin/UsersPage'));
@@ -40,6 +41,7 @@ export function App() {
           <Route path="/applications" element={<ApplicationsPage />} />
           <Route path="/applications/new" element={<NewApplicationPage />} />
           <Route path="/applications/:id/*" element={<ApplicationPage />} />
+          <Route path="/dashboard" element={<DashboardPage />} />
           <Route path="/models" element={<ModelsPage />} />
           <Route path="/requests" element={<RequestsPage />} />
           <Route path="/audit" element={<AuditPage />} />

@@ -5,10 +5,13 @@ import type { ApplicationFields, ApplicationListItem, UsageSeries } from '@gatew
  * schemas the OpenAPI document gives and the e2e suites check every answer against.
  */
 export type {
+  AccountUsage,
   AccountView,
   ApiKeyView,
   AuditRecordView,
   BillingRecordView,
+  CatalogModelList,
+  CatalogModelView,
   Credentials,
   FailedJob,
   QueueState,

@@ -22,6 +22,7 @@ export function Layout() {
   };
   const links = [
     { to: '/applications', label: t('nav.applications') },
+    { to: '/dashboard', label: t('nav.dashboard') },
     { to: '/models', label: t('nav.models') },
     { to: '/requests', label: t('nav.requests') },
     { to: '/audit', label: t('nav.audit') },
