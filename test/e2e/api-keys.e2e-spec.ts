@@ -2,7 +2,9 @@ import { MAX_API_KEYS_PER_APPLICATION } from '@gateway/contracts';
 import { CredentialsService } from '@gateway/tenancy';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient, ConsoleUser } from '../helpers/console';
-import { getJson, RunningApi, startApi, testEnv, waitFor, waitUntil } from '../helpers/gateway';
+import { spawnSync } from 'node:child_process';
+import { ENTRY_POINTS } from '../../scripts/processes';
+import { getJson, processEnv, RunningApi, startApi, testEnv, waitFor, waitUntil } from '../helpers/gateway';
 
 interface KeyView {
   id: string;
@@ -19,12 +21,12 @@ describe('named API keys: create, list, revoke, expire, last used, rotate', () =
   let user: ConsoleUser;
   let appId: string;
   let firstKey: string;
+  let env: ReturnType<typeof testEnv>;
 
   beforeAll(async () => {
     await upstream.start();
-    api = await startApi(
-      testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, AUTH_CACHE_TTL_MS: 100, KEY_LAST_USED_FLUSH_MS: 200 }),
-    );
+    env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl, AUTH_CACHE_TTL_MS: 100, KEY_LAST_USED_FLUSH_MS: 200 });
+    api = await startApi(env);
     user = await consoleClient(api.url).register('keys@example.com');
     const created = (await call('POST', '/applications', { name: 'keyed' })).body;
     appId = created.id;
@@ -168,5 +170,26 @@ describe('named API keys: create, list, revoke, expire, last used, rotate', () =
     ]);
     expect((await models(firstKey)).status).toBe(200);
     expect((await models(rotated.body.api_key)).status).toBe(200);
+  });
+
+  it('lists, creates and revokes keys from the operator CLI by the same rules', async () => {
+    const gw = (...args: string[]) =>
+      spawnSync(process.execPath, [ENTRY_POINTS.cli, ...args], { env: processEnv(env), encoding: 'utf8' });
+    const listed = JSON.parse(gw('keys:list', '--app', appId, '--json').stdout) as KeyView[];
+    // Ids, names and statuses: a last-used time may be folded in between the two reads.
+    const brief = (keys: KeyView[]) => keys.map(({ id, name, status }) => ({ id, name, status }));
+    expect(brief(listed)).toEqual(brief(await listKeys()));
+    // The rotation above left 21 live keys (a rotation replaces, whatever the count): two make room.
+    for (const name of ['key-6', 'key-7']) {
+      const key = listed.find((candidate) => candidate.name === name)!;
+      expect(gw('keys:revoke', '--app', appId, '--key', key.id).stdout).toContain(`Revoked ${key.id}`);
+    }
+    const refused = gw('keys:create', '--app', appId, '--name', 'ops', '--expires-at', '2020-01-01T00:00:00Z');
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('--expires-at must be at least a minute in the future');
+    const created = JSON.parse(gw('keys:create', '--app', appId, '--name', 'ops', '--json').stdout);
+    expect(created).toMatchObject({ name: 'ops', status: 'active' });
+    expect((await models(created.api_key)).status).toBe(200);
+    expect(gw('keys:list', '--app', appId).stdout).toMatch(/ops {2}sk-\w{7}… {2}active/);
   });
 });

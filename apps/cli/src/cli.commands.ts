@@ -17,10 +17,12 @@ import {
   changedFields,
   CLI_ACTOR,
   CredentialsService,
+  NamedApiKeys,
   presentAuditRecord,
   ResealReport,
   SecretKeyResealer,
 } from '@gateway/tenancy';
+import { apiKeyExpiryProblem, apiKeyNameProblem } from '@gateway/contracts';
 import { Injectable } from '@nestjs/common';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 
@@ -34,6 +36,12 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
       Lists applications.
   keys:rotate --app <appId> [--grace-seconds <n>] [--json]
       Issues a new API key; the old one stops at once, or after the grace period.
+  keys:list --app <appId> [--json]
+      Lists the application's API keys: name, prefix, status, expiry, last use.
+  keys:create --app <appId> --name <name> [--expires-at <ISO 8601>] [--json]
+      Issues another named API key (at most 20 live per application), shown once.
+  keys:revoke --app <appId> --key <keyId>
+      Revokes one API key; the application's other keys keep working.
   usage --app <appId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]
       Calls, errors, tokens, images and cost per UTC day and model (default: the last 30 days), and their total;
       costs are exact decimals of the catalog currency (--json adds costNanos, integer billionths).
@@ -64,6 +72,7 @@ export class CliCommands {
     private readonly apiKeys: ApiKeysRepository,
     private readonly audit: AuditTrail,
     private readonly auditLog: AuditLogRepository,
+    private readonly namedKeys: NamedApiKeys,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -75,6 +84,10 @@ export class CliCommands {
         return this.listApps(rest);
       case 'keys:rotate':
         return this.rotateKey(rest);
+      case 'keys:list':
+      case 'keys:create':
+      case 'keys:revoke':
+        return this.namedKeyCommand(command, rest);
       case 'usage':
         return this.showUsage(rest);
       case 'usage:reconcile':
@@ -302,6 +315,52 @@ export class CliCommands {
     return values.json
       ? JSON.stringify({ appId: values.app, apiKey })
       : `New API Key for ${values.app} (shown once):\n  ${apiKey}`;
+  }
+
+  /** keys:list, keys:create and keys:revoke, by the rules of the console's key routes (docs/contracts.md). */
+  private async namedKeyCommand(command: 'keys:list' | 'keys:create' | 'keys:revoke', args: string[]) {
+    const { values } = parse(args, {
+      app: { type: 'string' },
+      name: { type: 'string' },
+      'expires-at': { type: 'string' },
+      key: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (!values.app) throw new UsageError(`${command} needs --app <appId>`);
+    const app = await this.applications.findById(values.app);
+    if (!app) throw new UsageError(`no application ${values.app}`);
+    const owner = { appId: app._id, ownerId: app.ownerId };
+    if (command === 'keys:list') {
+      const keys = await this.namedKeys.list(app._id);
+      if (values.json) return JSON.stringify(keys);
+      return keys
+        .map((key) =>
+          [
+            key.id,
+            key.name,
+            key.prefix,
+            key.status,
+            `expires ${key.expires_at ?? 'never'}`,
+            `last used ${key.last_used_at ?? 'never'}`,
+          ].join('  '),
+        )
+        .join('\n');
+    }
+    if (command === 'keys:revoke') {
+      if (!values.key) throw new UsageError('keys:revoke needs --key <keyId>');
+      const revoked = await this.namedKeys.revoke(owner, values.key, CLI_ACTOR);
+      return values.json ? JSON.stringify(revoked) : `Revoked ${revoked.id} (${revoked.name})`;
+    }
+    const problem =
+      apiKeyNameProblem(values.name) ??
+      (values['expires-at'] === undefined ? null : apiKeyExpiryProblem(values['expires-at']));
+    if (problem)
+      throw new UsageError(`keys:create: ${problem.replace(/^expires_at/, '--expires-at').replace(/^name/, '--name')}`);
+    const expiresAt = values['expires-at'] === undefined ? undefined : new Date(values['expires-at']);
+    const created = await this.namedKeys.create(owner, { name: values.name ?? '', expiresAt }, CLI_ACTOR);
+    return values.json
+      ? JSON.stringify(created)
+      : `New API Key "${created.name}" (${created.id}) for ${app._id} (shown once):\n  ${created.api_key}`;
   }
 }
 

@@ -1,7 +1,7 @@
 import { AppConfig } from '@gateway/common';
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { ApiKey, ApiKeySchema } from './api-keys/api-key.schema';
+import { ApiKey, ApiKeyLastUsed, ApiKeyLastUsedSchema, ApiKeySchema } from './api-keys/api-key.schema';
 import { ApiKeysRepository } from './api-keys/api-keys.repository';
 import { Application, ApplicationSchema } from './applications/application.schema';
 import { ApplicationsRepository } from './applications/applications.repository';
@@ -61,6 +61,7 @@ const repositories = [
     MongooseModule.forFeature([
       { name: Application.name, schema: ApplicationSchema },
       { name: ApiKey.name, schema: ApiKeySchema },
+      { name: ApiKeyLastUsed.name, schema: ApiKeyLastUsedSchema },
       { name: Task.name, schema: TaskSchema },
       { name: TaskResult.name, schema: TaskResultSchema },
       { name: FeedDirectory.name, schema: FeedDirectorySchema },

@@ -7,6 +7,7 @@ import type { ApplicationFields, ApplicationListItem, UsageSeries } from '@gatew
 export type {
   AccountUsage,
   AccountView,
+  ApiKeyList,
   ApiKeyView,
   AuditRecordView,
   BillingRecordView,
@@ -14,6 +15,7 @@ export type {
   CatalogModelView,
   Credentials,
   FailedJob,
+  IssuedApiKey,
   QueueState,
   SessionUser,
   SignedIn,

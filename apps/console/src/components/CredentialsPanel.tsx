@@ -6,6 +6,7 @@ import { notify } from './notify';
 import { useNavigate } from 'react-router';
 import { post, remove } from '../api/client';
 import type { Application, Credentials } from '../api/types';
+import { ConfirmDialog } from './ConfirmDialog';
 import { SecretsModal } from './SecretsModal';
 
 /** Rotate the API key (with a grace period), reset the secret key, delete the application after typing its name. */
@@ -17,6 +18,8 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
   const [grace, setGrace] = useState<number>(3600);
   const [confirmation, setConfirmation] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
+  /** What waits for a yes: a rotation that cuts the current keys off at once, or a Secret Key reset. */
+  const [asking, setAsking] = useState<'rotate' | 'reset' | null>(null);
   const act = async (name: string, action: () => Promise<void>) => {
     setBusy(name);
     try {
@@ -29,11 +32,15 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
   };
   const rotate = () =>
     act('rotate', async () => {
+      setAsking(null);
       setIssued(await post<Credentials>(`/applications/${app.id}/rotate-key`, { grace_seconds: grace }));
       onChanged();
     });
   const resetSecret = () =>
-    act('reset', async () => setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`)));
+    act('reset', async () => {
+      setAsking(null);
+      setIssued(await post<Credentials>(`/applications/${app.id}/reset-secret`));
+    });
   const destroy = () =>
     act('delete', async () => {
       await remove(`/applications/${app.id}`);
@@ -43,6 +50,12 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
   const active = app.status === 'active';
   return (
     <Stack>
+      <Paper withBorder p="md">
+        <Text size="sm">{t('keys.purposeApiKey')}</Text>
+        <Text size="sm" mt="xs">
+          {t('keys.purposeSigned')}
+        </Text>
+      </Paper>
       <Paper withBorder p="md">
         <Title order={3} size="h5">
           {t('secrets.rotate')}
@@ -60,7 +73,11 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
             allowDecimal={false}
             w={200}
           />
-          <Button onClick={() => void rotate()} loading={busy === 'rotate'} disabled={!active}>
+          <Button
+            onClick={() => (grace === 0 ? setAsking('rotate') : void rotate())}
+            loading={busy === 'rotate'}
+            disabled={!active}
+          >
             {t('secrets.rotate')}
           </Button>
         </Group>
@@ -72,7 +89,7 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
         <Text size="sm" c="dimmed" mb="sm">
           {t('secrets.resetSecretHelp')}
         </Text>
-        <Button variant="light" onClick={() => void resetSecret()} loading={busy === 'reset'} disabled={!active}>
+        <Button variant="light" onClick={() => setAsking('reset')} loading={busy === 'reset'} disabled={!active}>
           {t('secrets.resetSecret')}
         </Button>
       </Paper>
@@ -100,6 +117,22 @@ export function CredentialsPanel({ app, onChanged }: { app: Application; onChang
           </Button>
         </Group>
       </Paper>
+      <ConfirmDialog
+        opened={asking === 'rotate'}
+        title={t('secrets.rotateNowTitle')}
+        message={t('secrets.rotateNowHelp')}
+        confirmLabel={t('secrets.rotateNow')}
+        onConfirm={() => void rotate()}
+        onCancel={() => setAsking(null)}
+      />
+      <ConfirmDialog
+        opened={asking === 'reset'}
+        title={t('secrets.resetTitle')}
+        message={t('secrets.resetConfirmHelp')}
+        confirmLabel={t('secrets.resetSecret')}
+        onConfirm={() => void resetSecret()}
+        onCancel={() => setAsking(null)}
+      />
       <SecretsModal credentials={issued} onClose={() => setIssued(null)} />
     </Stack>
   );

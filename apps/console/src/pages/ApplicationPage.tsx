@@ -8,8 +8,8 @@ import { patch } from '../api/client';
 import { apiQuery, keyOf } from '../api/queries';
 import type { Application, ApplicationInput } from '../api/types';
 import { ApplicationForm, inputOf } from '../components/ApplicationForm';
+import { ApiKeysPanel } from '../components/ApiKeysPanel';
 import { CredentialsPanel } from '../components/CredentialsPanel';
-import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { QuickStart } from '../components/QuickStart';
 import { RequestsPanel } from '../components/RequestsPanel';
@@ -22,7 +22,7 @@ const PlaygroundPanel = lazy(() => import('../components/playground/PlaygroundPa
 const TABS = ['credentials', 'quick-start', 'usage', 'requests', 'webhooks', 'playground', 'settings'] as const;
 
 export default function ApplicationPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const params = useParams();
   const navigate = useNavigate();
   const { id } = params;
@@ -41,7 +41,6 @@ export default function ApplicationPage() {
   });
   if (error || !app) return <RequestStatus error={error} answered={false} />;
   const save = async (input: ApplicationInput) => void (await saving.mutateAsync(input));
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <Stack>
       <Group gap="sm">
@@ -63,24 +62,12 @@ export default function ApplicationPage() {
         </Tabs.List>
         <Tabs.Panel value="credentials" pt="md">
           <Stack>
-            <Title order={3} size="h4">
-              {t('detail.apiKeys')}
-            </Title>
-            <DataTable
-              minWidth={420}
-              head={[t('detail.keyPrefix'), t('apps.status'), t('detail.created'), t('detail.expires')]}
-              rows={app.api_keys.map((key) => [
-                <Code>{key.prefix}…</Code>,
-                key.status,
-                date.format(new Date(key.created_at)),
-                key.expires_at ? date.format(new Date(key.expires_at)) : t('detail.never'),
-              ])}
-            />
+            <ApiKeysPanel app={app} />
             <CredentialsPanel app={app} onChanged={reload} />
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="quick-start" pt="md">
-          <QuickStart />
+          <QuickStart appId={app.id} />
         </Tabs.Panel>
         <Tabs.Panel value="usage" pt="md">
           <Suspense fallback={<Loader aria-label={t('common.loading')} />}>

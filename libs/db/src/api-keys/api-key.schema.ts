@@ -15,10 +15,23 @@ export class ApiKey {
   @Prop({ type: Date }) expiresAt?: Date;
   /** When a rotation replaced it; a key already replaced is not rotated again. */
   @Prop({ type: Date }) rotatedAt?: Date;
-  /** The last authenticated call, to the minute or so: folded in batches, never written per request. */
-  @Prop({ type: Date }) lastUsedAt?: Date;
+  /** Read from api_key_last_used (ApiKeysRepository.listForApp), never stored here. */
+  lastUsedAt?: Date;
   @Prop({ type: Date, required: true }) createdAt: Date;
   @Prop({ type: Date }) revokedAt?: Date;
 }
 
 export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
+
+/**
+ * A key's last authenticated call, folded in batches (KeyLastUsed), in a collection of its own: FerretDB writes an
+ * update as the whole document, so a batch written into api_keys could put back a revocation or an expiry it raced.
+ */
+@Schema({ collection: 'api_key_last_used', versionKey: false })
+export class ApiKeyLastUsed {
+  /** The key's id. */
+  @Prop({ type: String, required: true }) _id: string;
+  @Prop({ type: Date, required: true }) lastUsedAt: Date;
+}
+
+export const ApiKeyLastUsedSchema = SchemaFactory.createForClass(ApiKeyLastUsed);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { ApiKey } from './api-key.schema';
+import { ApiKey, ApiKeyLastUsed } from './api-key.schema';
 
 export type ApiKeyRecord = ApiKey;
 export type NewApiKey = Pick<ApiKey, '_id' | 'appId' | 'hash' | 'prefix' | 'name' | 'expiresAt'>;
@@ -13,7 +13,10 @@ function liveAt(appId: string, now: Date) {
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectModel(ApiKey.name) private readonly model: Model<ApiKey>) {}
+  constructor(
+    @InjectModel(ApiKey.name) private readonly model: Model<ApiKey>,
+    @InjectModel(ApiKeyLastUsed.name) private readonly lastUsed: Model<ApiKeyLastUsed>,
+  ) {}
 
   async create(key: NewApiKey): Promise<void> {
     const { expiresAt, ...rest } = key;
@@ -28,8 +31,13 @@ export class ApiKeysRepository {
     return this.model.findOne({ _id: keyId, appId }).lean<ApiKeyRecord>().exec();
   }
 
-  listForApp(appId: string): Promise<ApiKeyRecord[]> {
-    return this.model.find({ appId }).sort({ createdAt: 1 }).lean<ApiKeyRecord[]>().exec();
+  /** The application's keys, oldest first, each with its last-used time (one look-up by id per key, 20 or so). */
+  async listForApp(appId: string): Promise<ApiKeyRecord[]> {
+    const keys = await this.model.find({ appId }).sort({ createdAt: 1 }).lean<ApiKeyRecord[]>().exec();
+    const times = await Promise.all(
+      keys.map((key) => this.lastUsed.findOne({ _id: key._id }).lean<ApiKeyLastUsed>().exec()),
+    );
+    return keys.map((key, index) => ({ ...key, lastUsedAt: times[index]?.lastUsedAt }));
   }
 
   countLive(appId: string, now = new Date()): Promise<number> {
@@ -66,12 +74,12 @@ export class ApiKeysRepository {
     await this.model.updateMany(filter, { $set: { rotatedAt: now }, $min: { expiresAt: graceUntil } }).exec();
   }
 
-  /** Folds last-used times noted in memory: each key's time only moves forward, whichever instance wrote first. */
+  /** Folds last-used times noted in memory into api_key_last_used; a time only moves forward. */
   async recordLastUsed(times: ReadonlyMap<string, number>): Promise<void> {
     if (times.size === 0) return;
-    await this.model.bulkWrite(
+    await this.lastUsed.bulkWrite(
       [...times].map(([keyId, at]) => ({
-        updateOne: { filter: { _id: keyId }, update: { $max: { lastUsedAt: new Date(at) } } },
+        updateOne: { filter: { _id: keyId }, update: { $max: { lastUsedAt: new Date(at) } }, upsert: true },
       })),
       { ordered: false },
     );

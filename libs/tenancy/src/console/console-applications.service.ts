@@ -1,7 +1,6 @@
 import { CatalogService } from '@gateway/catalog';
 import { formatNanos, GatewayError, utcDay } from '@gateway/common';
 import {
-  ApiKeyRecord,
   ApiKeysRepository,
   ApplicationRecord,
   ApplicationsRepository,
@@ -19,12 +18,12 @@ import {
   WebhookDeliveriesRepository,
   WebhookDelivery,
 } from '@gateway/db';
-import { MAX_API_KEYS_PER_APPLICATION } from '@gateway/contracts';
 import { CallbackUrls } from '@gateway/outbound';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { AuditActor, auditedApplication, auditedKeys, AuditTrail, changedFields } from '../audit/audit-trail';
-import { CredentialsService, DEFAULT_KEY_NAME } from '../credentials/credentials.service';
+import { CredentialsService } from '../credentials/credentials.service';
+import { NamedApiKeys, presentKey } from '../credentials/named-api-keys';
 import { budgetPeriodEnd, budgetView } from '../limits/budget';
 import { LimitsService } from '../limits/limits.service';
 
@@ -47,6 +46,7 @@ export class ConsoleApplicationsService {
     private readonly users: UsersRepository,
     private readonly audit: AuditTrail,
     private readonly limits: LimitsService,
+    private readonly namedKeys: NamedApiKeys,
   ) {}
 
   /** The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). */
@@ -145,7 +145,7 @@ export class ConsoleApplicationsService {
   /** Rotates every live key of the application, or only `keyId` (docs/contracts.md, named keys and rotation). */
   async rotateApiKey(appId: string, ownerId: string, graceSeconds: number, actor: AuditActor, keyId?: string) {
     await this.owned(appId, ownerId);
-    const key = keyId === undefined ? undefined : await this.liveKey(appId, keyId);
+    const key = keyId === undefined ? undefined : await this.namedKeys.live(appId, keyId);
     const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
     const apiKey = await this.credentials.rotateApiKey(appId, graceSeconds * 1000, key);
     await this.audit.record(actor, {
@@ -160,50 +160,20 @@ export class ConsoleApplicationsService {
   /** The application's keys, revoked and expired ones included, oldest first. */
   async listKeys(appId: string, ownerId: string) {
     await this.owned(appId, ownerId);
-    return { app_id: appId, data: (await this.apiKeys.listForApp(appId)).map(presentKey) };
+    return { app_id: appId, data: await this.namedKeys.list(appId) };
   }
 
   /** Another named key, with an optional expiry; the key itself is in this answer only. */
   async createKey(appId: string, ownerId: string, input: { name: string; expiresAt?: Date }, actor: AuditActor) {
     const app = await this.owned(appId, ownerId);
     if (app.status !== 'active') throw new GatewayError('NotFound', `application ${appId} is revoked`, { param: 'id' });
-    if ((await this.apiKeys.countLive(appId)) >= MAX_API_KEYS_PER_APPLICATION) {
-      throw new GatewayError(
-        'CeilingExceeded',
-        `an application may hold at most ${MAX_API_KEYS_PER_APPLICATION} live keys; revoke one first`,
-      );
-    }
-    const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
-    const issued = await this.credentials.issueNamedApiKey(appId, input.name, input.expiresAt);
-    const keys = await this.apiKeys.listForApp(appId);
-    await this.audit.record(actor, {
-      action: 'key.create',
-      appId,
-      ownerId,
-      changes: { api_keys: { before: keysBefore, after: auditedKeys(keys) } },
-    });
-    return { ...presentKey(readBack(keys, issued.id)), api_key: issued.apiKey };
+    return this.namedKeys.create({ appId, ownerId }, input, actor);
   }
 
-  /** Revokes one key; the others keep working. Every api instance refuses it within AUTH_CACHE_TTL_MS. */
+  /** Revokes one key; the others keep working. */
   async revokeKey(appId: string, ownerId: string, keyId: string, actor: AuditActor) {
     await this.owned(appId, ownerId);
-    const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
-    if (!(await this.apiKeys.revoke(appId, keyId))) throw keyNotFound(keyId);
-    const keys = await this.apiKeys.listForApp(appId);
-    await this.audit.record(actor, {
-      action: 'key.revoke',
-      appId,
-      ownerId,
-      changes: { api_keys: { before: keysBefore, after: auditedKeys(keys) } },
-    });
-    return presentKey(readBack(keys, keyId));
-  }
-
-  private async liveKey(appId: string, keyId: string) {
-    const key = await this.apiKeys.findForApp(appId, keyId);
-    if (!key || presentKey(key).status !== 'active') throw keyNotFound(keyId);
-    return key;
+    return this.namedKeys.revoke({ appId, ownerId }, keyId, actor);
   }
 
   async resetSecretKey(appId: string, ownerId: string, actor: AuditActor) {
@@ -319,34 +289,6 @@ export class ConsoleApplicationsService {
       api_keys: keys.map(presentKey),
     };
   }
-}
-
-/** A key as the console lists it: never the key nor its hash. */
-function presentKey(key: ApiKeyRecord) {
-  const iso = (date?: Date) => (date ? new Date(date).toISOString() : null);
-  return {
-    id: key._id,
-    name: key.name ?? DEFAULT_KEY_NAME,
-    prefix: key.prefix,
-    status:
-      key.status === 'active' && key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now()
-        ? 'expired'
-        : key.status,
-    created_at: new Date(key.createdAt).toISOString(),
-    expires_at: iso(key.expiresAt),
-    last_used_at: iso(key.lastUsedAt),
-    revoked_at: iso(key.revokedAt),
-  };
-}
-
-function readBack(keys: ApiKeyRecord[], keyId: string): ApiKeyRecord {
-  const key = keys.find((candidate) => candidate._id === keyId);
-  if (!key) throw new Error(`key ${keyId} was not read back`);
-  return key;
-}
-
-function keyNotFound(keyId: string): GatewayError {
-  return new GatewayError('NotFound', `no live key ${keyId} in this application`, { param: 'key_id' });
 }
 
 function notFound(appId: string): GatewayError {

@@ -3,10 +3,11 @@ import { Module } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
 import { CredentialsService } from './credentials.service';
+import { NamedApiKeys } from './named-api-keys';
 
 /** Applications and their credentials only: what the operator CLI needs, without Redis or request auth. */
 @Module({
-  providers: [CredentialsService, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
-  exports: [CredentialsService, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
+  providers: [CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
+  exports: [CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
 })
 export class CredentialsModule {}
