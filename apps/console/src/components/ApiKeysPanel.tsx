@@ -28,7 +28,7 @@ export function ApiKeysPanel({ app }: { app: Application }) {
   const [issued, setIssued] = useState<Credentials | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);
   // The keys show in the application's page too: refresh everything read under it.
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: keyOf(`/applications/${app.id}`) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keyOf(`/applications/${app.id}`) });
   const creating = useMutation({
     mutationFn: () =>
       post<IssuedApiKey>(path, {
@@ -39,16 +39,17 @@ export function ApiKeysPanel({ app }: { app: Application }) {
       setIssued({ app_id: app.id, api_key: key.api_key });
       setName('');
       setTouched(false);
-      refresh();
+      void refresh();
     },
     onError: showFailure,
   });
   const revoke = useMutation({
     mutationFn: (key: ApiKeyView) => remove(`${path}/${key.id}`),
-    onSuccess: () => {
+    // Said once the list shows it.
+    onSuccess: async () => {
+      await refresh();
       notify(t('keys.revoked'), 'teal');
       setRevoking(null);
-      refresh();
     },
     onError: showFailure,
   });
