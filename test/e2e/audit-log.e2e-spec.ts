@@ -191,8 +191,8 @@ describe('audit log of access changes', () => {
         '127.0.0.1',
         {
           ceilings: {
-            before: { max_applications: null, max_daily_call_limit: null, max_token_quota: null },
-            after: { max_applications: null, max_daily_call_limit: 5000, max_token_quota: null },
+            before: { max_applications: null, max_daily_call_limit: null, max_token_quota: null, budget: null },
+            after: { max_applications: null, max_daily_call_limit: 5000, max_token_quota: null, budget: null },
           },
         },
       ],

@@ -14,6 +14,7 @@ import {
   waitFor,
   waitUntil,
 } from '../helpers/gateway';
+import { consoleClient } from '../helpers/console';
 import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
 /** The fake counts ceil(40 / 4) = 10 tokens for this input; the gateway's tokenizer reserves fewer. */
@@ -73,6 +74,39 @@ describe('budgets', () => {
     upstream.reset();
     upstream.setDelay(0);
     receiver.reset();
+  });
+
+  it("takes a user's budget from the operator's ceilings and shows it with the application's", async () => {
+    const { call, register } = consoleClient(apiA.url);
+    // The first console account is the operator; it may set its own ceilings.
+    const operator = await register('budget-operator@example.com');
+    const operatorId = operator.registered.body.user.id;
+    expect(operator.registered.body.user.role).toBe('admin');
+    const refusedAmount = await call('PATCH', `/admin/users/${operatorId}`, operator, {
+      ceilings: { budget_amount: '1e-5' },
+    });
+    expect(refusedAmount.status).toBe(400);
+    expect(refusedAmount.body.error.message).toContain('ceilings.budget_amount must be an amount');
+    const set = await call('PATCH', `/admin/users/${operatorId}`, operator, {
+      ceilings: { budget_amount: '0.00001', budget_period: 'day' },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.ceilings.budget).toEqual({ amount: '0.00001', period: 'day' });
+    const created = await call('POST', '/applications', operator, { name: 'under-ceiling', budget_amount: '1' });
+    expect(created.status).toBe(201);
+    const { app_id: appId, api_key: apiKey } = created.body.credentials;
+    expect((await embed(apiA, apiKey)).status).toBe(200);
+    expect((await embed(apiB, apiKey)).status).toBe(200);
+    const refused = await embed(apiA, apiKey);
+    expect(refused.body.error.code).toBe('BudgetExceeded');
+    expect(refused.body.error.message).toContain('your account');
+    const state = await call('GET', `/applications/${appId}/budget`, operator);
+    expect(
+      state.body.data.map((b: { scope: string; spent: string; amount: string }) => [b.scope, b.spent, b.amount]),
+    ).toEqual([
+      ['application', '0.00001', '1'],
+      ['user', '0.00001', '0.00001'],
+    ]);
   });
 
   it('reserves the worst case at admission, settles to the real cost, and admits exactly what fits across two instances', async () => {

@@ -87,7 +87,12 @@ describe('console operators: the first account, invitations, ceilings and disabl
       ceilings: { max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 },
     });
     expect(set.status).toBe(200);
-    expect(set.body.ceilings).toEqual({ max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 });
+    expect(set.body.ceilings).toEqual({
+      max_applications: 1,
+      max_daily_call_limit: 1000,
+      max_token_quota: 50000,
+      budget: null,
+    });
 
     const tooHigh = await console.call('POST', '/applications', member, { name: 'greedy', daily_call_limit: 5000 });
     expect(tooHigh.status).toBe(403);

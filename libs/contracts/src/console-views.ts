@@ -72,6 +72,15 @@ export const ISSUED_API_KEY_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** A money budget, null for none: an exact decimal of the catalog currency per UTC day or month. */
+const BUDGET_VIEW = {
+  type: ['object', 'null'],
+  description: 'The money budget, null for none: an exact decimal of the catalog currency per UTC day or month',
+  properties: { amount: STRING, period: { enum: BUDGET_PERIODS } },
+  required: ['amount', 'period'],
+  additionalProperties: false,
+} as const;
+
 const APPLICATION_PROPERTIES = {
   id: STRING,
   name: STRING,
@@ -89,13 +98,7 @@ const APPLICATION_PROPERTIES = {
   concurrency_limit: INTEGER,
   requests_per_minute: INTEGER,
   token_quota: INTEGER,
-  budget: {
-    type: ['object', 'null'],
-    description: 'The money budget, null for none: an exact decimal of the catalog currency per UTC day or month',
-    properties: { amount: STRING, period: { enum: BUDGET_PERIODS } },
-    required: ['amount', 'period'],
-    additionalProperties: false,
-  },
+  budget: BUDGET_VIEW,
   ip_whitelist: { type: 'array', items: STRING },
   callback_url: NULLABLE_STRING,
   callback_disabled_at: NULLABLE_TIME,
@@ -446,6 +449,7 @@ export const ACCOUNT_VIEW_SCHEMA = exact({
     max_applications: NULLABLE_INTEGER,
     max_daily_call_limit: NULLABLE_INTEGER,
     max_token_quota: NULLABLE_INTEGER,
+    budget: BUDGET_VIEW,
   }),
   created_at: TIME,
 } as const);

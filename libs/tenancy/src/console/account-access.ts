@@ -1,4 +1,5 @@
 import type { UserRecord } from '@gateway/db';
+import { budgetView } from '../limits/budget';
 
 /** What an account may do, as the console shows it and the audit log compares it: role, standing and ceilings. */
 export function accountAccess(user: UserRecord) {
@@ -9,6 +10,7 @@ export function accountAccess(user: UserRecord) {
       max_applications: user.ceilings?.maxApplications ?? null,
       max_daily_call_limit: user.ceilings?.maxDailyCallLimit ?? null,
       max_token_quota: user.ceilings?.maxTokenQuota ?? null,
+      budget: budgetView(user.ceilings?.budget),
     },
   };
 }

@@ -26,7 +26,7 @@ import {
  * Checks a field by the rules the console's forms check too (`@gateway/contracts`), with the same message. The
  * property path in the message is the field's; the validation pipe prefixes the parent for nested fields.
  */
-function FollowsRule(field: ApplicationField): PropertyDecorator {
+export function FollowsRule(field: ApplicationField): PropertyDecorator {
   return ValidateBy({
     name: 'applicationRule',
     // Read by the OpenAPI document (apps/api/src/openapi/dto-schemas.ts), which states the rule as JSON Schema.

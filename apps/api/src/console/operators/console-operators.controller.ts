@@ -1,3 +1,6 @@
+import { priceToNanos } from '@gateway/common';
+import type { BudgetPeriod } from '@gateway/contracts';
+import type { MoneyBudget } from '@gateway/db';
 import { QueueOverview } from '@gateway/queue';
 import { ConsoleOperatorsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
@@ -34,6 +37,7 @@ export class ConsoleOperatorsController {
       ...ceiling('maxApplications', dto.ceilings.max_applications),
       ...ceiling('maxDailyCallLimit', dto.ceilings.max_daily_call_limit),
       ...ceiling('maxTokenQuota', dto.ceilings.max_token_quota),
+      ...budgetCeiling(dto.ceilings.budget_amount, dto.ceilings.budget_period),
     };
     return this.operators.updateUser(
       session.userId,
@@ -71,6 +75,12 @@ export class ConsoleOperatorsController {
   invite(@CurrentSession() session: ConsoleSession, @Body() dto: InviteDto) {
     return this.operators.invite(session.userId, dto.email, dto.expires_in_hours ?? DEFAULT_INVITATION_HOURS);
   }
+}
+
+/** The owner's budget as stored (exact nanos), or nothing for a missing, empty or zero amount. */
+function budgetCeiling(amount: string | null | undefined, period: BudgetPeriod | undefined): { budget?: MoneyBudget } {
+  const amountNanos = amount ? priceToNanos(amount, 'ceilings.budget_amount') : 0;
+  return amountNanos > 0 ? { budget: { amountNanos, period: period ?? 'month' } } : {};
 }
 
 function ceiling(name: string, value: number | null | undefined): Record<string, number> {

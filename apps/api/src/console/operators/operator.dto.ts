@@ -1,5 +1,7 @@
+import { BUDGET_PERIODS, BudgetPeriod } from '@gateway/contracts';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { FollowsRule } from '../applications/application.dto';
 
 export class CeilingsDto {
   @IsOptional()
@@ -19,6 +21,16 @@ export class CeilingsDto {
   @Min(1)
   @Max(1_000_000_000_000)
   max_token_quota?: number | null;
+
+  /** What all of the account's applications may spend per period, as an exact decimal; "" or "0" sets none. */
+  @IsOptional()
+  @FollowsRule('budget_amount')
+  budget_amount?: string | null;
+
+  /** The budget's period, `month` when left out. */
+  @IsOptional()
+  @IsIn(BUDGET_PERIODS)
+  budget_period?: BudgetPeriod;
 }
 
 export class UpdateAccountDto {
