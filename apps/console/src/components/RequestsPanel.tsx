@@ -7,7 +7,6 @@ import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contra
 import { apiQuery, usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
-import { requestsCsv } from './requests-csv';
 
 /** Refusals are read again this often, so a refused call shows within a few seconds without a reload. */
 const REFUSALS_REFRESH_MS = 2_000;
@@ -37,17 +36,6 @@ export function RequestsPanel({ appId }: { appId?: string }) {
   const models = [
     ...new Set([...refusals.data.data.flatMap((call) => call.model ?? []), ...tasks.records.map((task) => task.model)]),
   ];
-  const exportCsv = () => {
-    const shownRefused = outcome === 'all' || outcome === 'refused' ? refused : [];
-    const shownTasks = appId !== undefined && outcome !== 'refused' ? calls : [];
-    const url = URL.createObjectURL(new Blob([requestsCsv(appId, shownRefused, shownTasks)], { type: 'text/csv' }));
-    const link = Object.assign(document.createElement('a'), {
-      href: url,
-      download: `requests-${appId ?? 'account'}.csv`,
-    });
-    link.click();
-    URL.revokeObjectURL(url);
-  };
   return (
     <Stack>
       <Group>
@@ -69,9 +57,6 @@ export function RequestsPanel({ appId }: { appId?: string }) {
           data={models}
           clearable
         />
-        <Button variant="default" style={{ alignSelf: 'flex-end' }} onClick={() => exportCsv()}>
-          {t('usage.exportCsv')}
-        </Button>
       </Group>
       {(outcome === 'all' || outcome === 'refused') && (
         <Stack gap="xs">
