@@ -58,7 +58,8 @@ async function main() {
     `/metrics and /health/ready: api on http://${env.METRICS_HOST || '127.0.0.1'}:${env.METRICS_PORT || DEFAULT_PORTS.metrics}, ` +
       `worker on http://${env.WORKER_HOST || '127.0.0.1'}:${env.WORKER_PORT || DEFAULT_PORTS.worker}`,
   );
-  services.log(`console: http://127.0.0.1:${port}/console (the first account registered becomes the operator)`);
+  services.log(`console: http://127.0.0.1:${port}/console`);
+  printOperatorSetup(env, port);
   services.log('create an application and its API key with:  npm run gw -- apps:create --name demo');
   services.log(
     `then: curl http://127.0.0.1:${port}/v1/embeddings -H "Authorization: Bearer <API Key>" -H "Content-Type: application/json" -d '{"model":"text-embedding-v4","input":"hello"}'`,
@@ -87,6 +88,25 @@ async function main() {
       }
     }),
   );
+}
+
+/**
+ * While the gateway has no operator, a one-time link whose sign-up creates one (gw operators:setup-link): no sign-up
+ * becomes the operator by being first. It runs beside the api and the worker, which it does not wait for.
+ */
+function printOperatorSetup(env, port) {
+  const origin = env.PUBLIC_BASE_URL || `http://127.0.0.1:${port}`;
+  const cli = spawn(process.execPath, [ENTRY_POINTS.cli, 'operators:setup-link', '--if-none', '--url', origin], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  cli.stdout.on('data', (chunk) => (output += chunk));
+  cli.on('exit', (code) => {
+    if (code !== 0) services.log(`no operator setup link (exit code ${code}); run: npm run gw -- operators:setup-link`);
+    else for (const line of output.trim().split('\n').filter(Boolean)) services.log(line);
+  });
 }
 
 main().catch((error) => {

@@ -2,7 +2,7 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
 import { spawnSync } from 'node:child_process';
 import { ENTRY_POINTS } from '../../scripts/processes';
-import { consoleClient, ConsoleUser } from '../helpers/console';
+import { consoleClient, ConsoleUser, createOperator } from '../helpers/console';
 import { processEnv, RunningApi, startApi, testEnv } from '../helpers/gateway';
 
 interface ListedRecord {
@@ -64,8 +64,7 @@ describe('audit log of access changes', () => {
   beforeAll(async () => {
     env = testEnv();
     api = await startApi(env);
-    // The first account is the gateway's operator.
-    operator = await register('ops@example.com');
+    operator = await createOperator(api, 'ops@example.com');
     owner = await register('owner@example.com');
     other = await register('other@example.com');
     const created = await call('POST', '/applications', owner, {
@@ -113,6 +112,8 @@ describe('audit log of access changes', () => {
         user_id: owner.id,
         address: '127.0.0.1',
       }),
+      // The operator's own, after signing up through the setup link.
+      expect.objectContaining({ actor: { id: operator.id, email: 'ops@example.com' }, user_id: operator.id }),
     ]);
   });
 
@@ -236,6 +237,7 @@ describe('audit log of access changes', () => {
         'user.update',
         'application.delete',
         'auth.sign_in',
+        'auth.sign_in',
         'auth.sign_in_failed',
       ].sort(),
     );
@@ -272,8 +274,9 @@ describe('audit log of access changes', () => {
     ]);
 
     const all = gw('audit').stdout.trim().split('\n');
-    expect(all).toHaveLength(13);
-    expect(JSON.parse(all[0]).action).toBe('application.create');
+    expect(all).toHaveLength(14);
+    // The oldest: the operator's sign-in after signing up through the setup link.
+    expect(JSON.parse(all[0]).action).toBe('auth.sign_in');
     expect(gw('audit', '--since', 'yesterday').status).toBe(2);
   });
 
@@ -285,8 +288,8 @@ describe('audit log of access changes', () => {
       .find()
       .toArray()
       .then((all) => all.filter((row) => String(row._id).startsWith('audit-')));
-    expect(records).toHaveLength(13);
-    expect(rows.length).toBeGreaterThanOrEqual(13 * 2);
+    expect(records).toHaveLength(14);
+    expect(rows.length).toBeGreaterThanOrEqual(14 * 2);
     const hashes = (await db.collection('users').find().toArray()).map((user) => String(user.passwordHash));
     const stored = JSON.stringify([records, rows]);
     expect(secrets).toHaveLength(9);

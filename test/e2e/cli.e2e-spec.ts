@@ -47,9 +47,25 @@ describe('operator CLI (npm run gw)', () => {
     expect((await getJson(`${api.url}/v1/models`, rotated.apiKey)).status).toBe(200);
   });
 
+  it('prints a one-time operator setup link while the gateway has no operator, and nothing once it has one', async () => {
+    const console = consoleClient(api.url);
+    const printed = gw('operators:setup-link', '--if-none', '--url', api.url);
+    expect(printed.status).toBe(0);
+    const link = printed.stdout.match(/(http\S+)/)![1];
+    expect(link).toMatch(new RegExp(`^${api.url}/console/sign-up\\?invitation=[0-9A-Za-z]{32}$`));
+    const invitation = new URL(link).searchParams.get('invitation');
+    const email = 'root@example.com';
+    const password = 'correct horse battery';
+    expect((await console.call('POST', '/auth/register', undefined, { email, password, invitation })).status).toBe(202);
+    const signedIn = await console.call('POST', '/auth/login', undefined, { email, password });
+    expect(signedIn.body.user.role).toBe('admin');
+    const again = gw('operators:setup-link', '--if-none');
+    expect([again.status, again.stdout]).toEqual([0, '']);
+    expect(gw('operators:setup-link', '--hours', '0').stderr).toContain('--hours must be from 1 to 720');
+  });
+
   it('promotes a console account to operator', async () => {
     const console = consoleClient(api.url);
-    await console.register('first@example.com');
     const member = await console.register('later@example.com');
     expect((await console.call('GET', '/admin/users', member)).status).toBe(403);
     const promoted = gw('users:promote', '--email', 'Later@Example.com');

@@ -1,3 +1,4 @@
+import { OperatorSetup } from '@gateway/tenancy';
 import path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { ConsoleStack, inspect, lastCopied, PASSWORD, SHOTS, startConsoleStack, tabTo } from '../helpers/browser';
@@ -31,7 +32,7 @@ describe('console in the browser', () => {
   let apiKey: string;
   let appId: string;
 
-  it('makes the first account its operator, who invites the next one', async () => {
+  it('makes the operator through the setup link npm start prints, who invites the next one', async () => {
     operator = await newContext();
     operatorPage = await operator.newPage();
     const response = await operatorPage.goto('/console/');
@@ -40,6 +41,13 @@ describe('console in the browser', () => {
     await inspect(operatorPage, 'sign-in');
     await operatorPage.getByRole('link', { name: 'No account yet? Create one' }).click();
     await inspect(operatorPage, 'sign-up');
+    // Being first to sign up makes no one the operator: without an invitation it is refused.
+    await operatorPage.getByLabel('Email').fill('owner@example.com');
+    await operatorPage.getByLabel(/^Password/).fill(PASSWORD);
+    await operatorPage.getByRole('button', { name: 'Create account' }).click();
+    await expect(operatorPage.getByRole('alert').textContent()).resolves.toMatch(/invitation/i);
+    const { link: setupLink } = await api.app.get(OperatorSetup).issueLink(api.url);
+    await operatorPage.goto(setupLink.replace(api.url, ''));
     await operatorPage.getByLabel('Email').fill('owner@example.com');
     await operatorPage.getByLabel(/^Password/).fill(PASSWORD);
     await operatorPage.getByRole('button', { name: 'Create account' }).click();

@@ -21,7 +21,8 @@ describe('console budgets in the browser', () => {
   let page: Page;
 
   beforeAll(async () => {
-    stack = await startConsoleStack();
+    // Open sign-up: an ordinary account, signed in at once (no one becomes the operator by signing up first).
+    stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     api = stack.api;
     user = await consoleClient(api.url).register('budgeter@example.com');
     context = await stack.newContext();

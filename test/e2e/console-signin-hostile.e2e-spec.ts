@@ -3,6 +3,7 @@ import { ApiKeysRepository, UsersRepository } from '@gateway/db';
 import { hashApiKey } from '@gateway/tenancy';
 import { hash } from '@node-rs/argon2';
 import { crc32 } from 'node:zlib';
+import { createOperator } from '../helpers/console';
 import { createApplication, RunningApi, startApi, testEnv } from '../helpers/gateway';
 
 // Hostile callers of the console's sign-in and sign-up, and of /v1 with forged API keys. Every caller sends its own
@@ -165,9 +166,7 @@ describe('console sign-in and API keys against hostile callers', () => {
 
     beforeAll(async () => {
       api = await startApi(testEnv({ CONSOLE_SIGNUP: 'invite' }));
-      const first = await call(api, '/auth/register', '198.51.100.1', { email: 'ops@example.com', password: PASSWORD });
-      expect(first.status).toBe(201);
-      operator = { cookie: first.headers.get('set-cookie')!.split(';')[0], csrf: first.body.csrf_token };
+      operator = await createOperator(api, 'ops@example.com');
     });
 
     afterAll(async () => {

@@ -191,6 +191,33 @@ describe('console API: accounts and applications', () => {
     expect(revokedKeys.every((k: { status: string }) => k.status !== 'active')).toBe(true);
   });
 
+  it('hides a deleted application from the list unless asked, and refuses to change it (409)', async () => {
+    const user = await register('deleted@example.com');
+    const kept = (await call('POST', '/applications', user, { name: 'kept' })).body.id;
+    const gone = (await call('POST', '/applications', user, { name: 'gone' })).body.id;
+    expect((await call('DELETE', `/applications/${gone}`, user)).status).toBe(200);
+    const ids = (path: string) =>
+      call('GET', path, user).then(({ body }) => body.data.map((app: { id: string }) => app.id));
+    expect(await ids('/applications')).toEqual([kept]);
+    expect(await ids('/applications?status=all')).toEqual([kept, gone]);
+    expect((await call('GET', '/applications?status=deleted', user)).body.error).toMatchObject({
+      code: 'InvalidParameter',
+      param: 'status',
+    });
+    for (const [method, path, body] of [
+      ['PATCH', `/applications/${gone}`, { description: 'still here?' }],
+      ['POST', `/applications/${gone}/rotate-key`, { grace_seconds: 0 }],
+      ['POST', `/applications/${gone}/reset-secret`, undefined],
+    ] as const) {
+      const refused = await call(method, path, user, body);
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'ApplicationRevoked']);
+    }
+    expect((await call('GET', `/applications/${gone}`, user)).body).toMatchObject({
+      status: 'revoked',
+      description: '',
+    });
+  });
+
   it('serves usage series for charts', async () => {
     const user = await register('charts@example.com');
     const created = (await call('POST', '/applications', user, { name: 'charts' })).body;

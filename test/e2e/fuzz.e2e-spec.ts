@@ -2,7 +2,7 @@ import { OperationsListener } from '@gateway/metrics';
 import { join } from 'node:path';
 import { DashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
-import { consoleClient, ConsoleUser } from '../helpers/console';
+import { consoleClient, ConsoleUser, createOperator } from '../helpers/console';
 import {
   createApplication,
   getJson,
@@ -54,8 +54,8 @@ describe('fuzzing the OpenAPI document with schemathesis', () => {
       data: { id: string; capability: string }[];
     };
     for (const { id, capability } of models.data) (catalog[capability] ??= []).push(id);
-    // The first account is the operator's, so the operators' routes are fuzzed past their guard.
-    const { cookie, csrf } = await consoleClient(api.url).register('fuzz@example.com');
+    // An operator's session, so the operators' routes are fuzzed past their guard.
+    const { cookie, csrf } = await createOperator(api, 'fuzz@example.com');
     operator = { cookie, csrf };
   });
 

@@ -2,12 +2,15 @@ import { QueueName } from '@gateway/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue, Worker } from 'bullmq';
 import Redis from 'ioredis';
-import { consoleClient, ConsoleUser } from '../helpers/console';
+import { randomBase62 } from '@gateway/common';
+import { InvitationsRepository, UsersRepository } from '@gateway/db';
+import { invitationHash, OperatorSetup } from '@gateway/tenancy';
+import { consoleClient, ConsoleUser, createOperator } from '../helpers/console';
 import { getJson, RunningApi, startApi, testEnv, waitUntil } from '../helpers/gateway';
 
 const PASSWORD = 'correct horse battery';
 
-describe('console operators: the first account, invitations, ceilings and disabled accounts', () => {
+describe('console operators: the first operator, invitations, ceilings and disabled accounts', () => {
   let api: RunningApi;
   let console: ReturnType<typeof consoleClient>;
 
@@ -37,15 +40,66 @@ describe('console operators: the first account, invitations, ceilings and disabl
   let member: ConsoleUser;
   let memberId: string;
 
-  it('makes the first account on an empty database its operator, once, however many sign up at the same moment', async () => {
+  it('makes no one the operator by being first to sign up, however many sign up at the same moment', async () => {
     const [a, b] = await Promise.all([signUp('first@example.com'), signUp('second@example.com')]);
-    const [winner, loser] = a.registered.status === 201 ? [a, b] : [b, a];
-    expect(winner.registered.status).toBe(201);
-    expect(winner.registered.body.user.role).toBe('admin');
-    expect(loser.registered.status).toBe(403);
-    expect(loser.registered.body.error).toMatchObject({ code: 'InvalidInvitation', param: 'invitation' });
-    operator = winner.user;
-    expect((await console.call('GET', '/auth/me', operator)).body.user.role).toBe('admin');
+    for (const { registered } of [a, b]) {
+      expect(registered.status).toBe(403);
+      expect(registered.body.error).toMatchObject({ code: 'InvalidInvitation', param: 'invitation' });
+    }
+    // Where anyone may sign up, both are ordinary accounts.
+    const open = await startApi(testEnv({ CONSOLE_SIGNUP: 'open' }));
+    try {
+      const client = consoleClient(open.url);
+      const both = await Promise.all([client.register('first@example.com'), client.register('second@example.com')]);
+      expect(both.map(({ registered }) => [registered.status, registered.body.user.role])).toEqual([
+        [201, 'user'],
+        [201, 'user'],
+      ]);
+      expect((await client.call('GET', '/admin/users', both[0])).status).toBe(403);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('makes the operator through a one-time setup link: used once, the newest only, refused once expired', async () => {
+    const setup = api.app.get(OperatorSetup);
+    expect(await setup.hasOperator()).toBe(false);
+    const token = (link: string) => new URL(link).searchParams.get('invitation')!;
+    const older = token((await setup.issueLink(api.url)).link);
+    const { link, expiresAt } = await setup.issueLink(api.url);
+    expect(link).toMatch(new RegExp(`^${api.url}/console/sign-up\\?invitation=[0-9A-Za-z]{32}$`));
+    expect(expiresAt.getTime() - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    // A newer link revokes the older one.
+    expect((await signUp('ops@example.com', older)).registered.body.error.code).toBe('InvalidInvitation');
+
+    // Two sign-ups with the same link at the same moment: one account is made.
+    const [a, b] = await Promise.all([
+      signUp('ops@example.com', token(link)),
+      signUp('rival@example.com', token(link)),
+    ]);
+    expect([a.registered.status, b.registered.status].sort()).toEqual([202, 403]);
+    const winner = a.registered.status === 202 ? 'ops@example.com' : 'rival@example.com';
+    const signedIn = await console.call('POST', '/auth/login', undefined, { email: winner, password: PASSWORD });
+    expect(signedIn.body.user.role).toBe('admin');
+    operator = { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0], csrf: signedIn.body.csrf_token };
+    expect((await console.call('GET', '/admin/users', operator)).status).toBe(200);
+    expect(await setup.hasOperator()).toBe(true);
+
+    // Used, it is refused; so is an expired one.
+    const used = await signUp('late@example.com', token(link));
+    expect(used.registered.status).toBe(403);
+    expect(used.registered.body.error).toMatchObject({ code: 'InvalidInvitation', param: 'invitation' });
+    const expired = randomBase62(32);
+    await api.app.get(InvitationsRepository).create({
+      _id: invitationHash(expired),
+      createdBy: 'cli',
+      role: 'admin',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    expect((await signUp('late@example.com', expired)).registered.body.error.code).toBe('InvalidInvitation');
+    expect(
+      (await console.call('POST', '/auth/login', undefined, { email: 'late@example.com', password: PASSWORD })).status,
+    ).toBe(401);
   });
 
   it("admits later accounts with an operator's invitation only: single use, for its email", async () => {
@@ -82,6 +136,22 @@ describe('console operators: the first account, invitations, ceilings and disabl
     expect((await console.call('POST', '/admin/invitations', member, {})).status).toBe(403);
   });
 
+  it('lists invitations with their chosen expiry, revokes one, and says the sign-up policy', async () => {
+    const issued = await console.call('POST', '/admin/invitations', operator, { expires_in_hours: 5 });
+    expect(issued.body.id).toMatch(/^[0-9a-f]{64}$/);
+    const listed = await console.call('GET', '/admin/invitations', operator);
+    expect(listed.status).toBe(200);
+    const row = listed.body.data.find((invitation: { id: string }) => invitation.id === issued.body.id);
+    expect(row).toMatchObject({ email: null, role: 'user', expired: false, expires_at: issued.body.expires_at });
+    expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(5 * 3_600_000);
+    const revoked = await console.call('DELETE', `/admin/invitations/${issued.body.id}`, operator);
+    expect(revoked.body).toEqual({ id: issued.body.id, status: 'revoked' });
+    expect((await signUp('revoked@example.com', issued.body.invitation)).registered.status).toBe(403);
+    expect((await console.call('DELETE', `/admin/invitations/${issued.body.id}`, operator)).status).toBe(404);
+    expect((await console.call('GET', '/admin/signup-policy', operator)).body).toEqual({ signup: 'invite' });
+    expect((await console.call('GET', '/admin/invitations', member)).status).toBe(403);
+  });
+
   it("enforces the ceilings an operator sets on a user's applications", async () => {
     const set = await console.call('PATCH', `/admin/users/${memberId}`, operator, {
       ceilings: { max_applications: 1, max_daily_call_limit: 1000, max_token_quota: 50000 },
@@ -115,7 +185,31 @@ describe('console operators: the first account, invitations, ceilings and disabl
       disabled: false,
     });
     const apps = await console.call('GET', '/admin/applications', operator);
-    expect(apps.body.data.map((app: { owner_id: string }) => app.owner_id)).toContain(memberId);
+    expect(apps.body.data).toEqual([
+      expect.objectContaining({ name: 'modest', owner_id: memberId, owner_email: 'member@example.com' }),
+    ]);
+    expect(apps.body.next).toBeNull();
+    const usage = await console.call('GET', `/admin/users/${memberId}/usage`, operator);
+    expect(usage.body).toMatchObject({ user_id: memberId, total: { calls: 0, cost: '0' } });
+    expect(usage.body.by_application).toEqual([expect.objectContaining({ app_id: created.body.id, calls: 0 })]);
+    expect((await console.call('GET', '/admin/users/nobody/usage', operator)).status).toBe(404);
+  });
+
+  it('keeps the other ceilings when one is set, and lifts only the one sent as null', async () => {
+    const path = `/admin/users/${memberId}`;
+    await console.call('PATCH', path, operator, { ceilings: { max_daily_call_limit: 2000 } });
+    const second = await console.call('PATCH', path, operator, { ceilings: { max_applications: 3 } });
+    expect(second.status).toBe(200);
+    expect(second.body.ceilings).toEqual({ max_applications: 3, max_daily_call_limit: 2000, max_token_quota: 50000 });
+    const lifted = await console.call('PATCH', path, operator, { ceilings: { max_token_quota: null } });
+    expect(lifted.body.ceilings).toEqual({ max_applications: 3, max_daily_call_limit: 2000, max_token_quota: null });
+    const listed = await console.call('GET', '/admin/users', operator);
+    expect(listed.body.data.find((user: { id: string }) => user.id === memberId).ceilings).toEqual(
+      lifted.body.ceilings,
+    );
+    const negative = await console.call('PATCH', path, operator, { ceilings: { max_daily_call_limit: -1 } });
+    expect(negative.status).toBe(400);
+    expect(negative.body.error).toMatchObject({ code: 'InvalidParameter' });
   });
 
   it('disables an account: its session, its sign-in and its API keys stop working', async () => {
@@ -198,14 +292,22 @@ describe('console operators: the first account, invitations, ceilings and disabl
     }
   }, 60_000);
 
-  it('refuses every sign-up but the first under CONSOLE_SIGNUP=closed', async () => {
+  it('refuses every sign-up under CONSOLE_SIGNUP=closed, an invitation too, but an operator setup link', async () => {
     const closed = await startApi(testEnv({ CONSOLE_SIGNUP: 'closed' }));
     try {
       const client = consoleClient(closed.url);
-      expect((await client.register('owner@example.com')).registered.body.user.role).toBe('admin');
-      const refused = (await client.register('late@example.com')).registered;
+      const refused = (await client.register('first@example.com')).registered;
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('SignupClosed');
+      const owner = await createOperator(closed, 'owner@example.com');
+      const invited = await client.call('POST', '/admin/invitations', owner, {});
+      const withInvitation = await client.call('POST', '/auth/register', undefined, {
+        email: 'late@example.com',
+        password: PASSWORD,
+        invitation: invited.body.invitation,
+      });
+      expect(withInvitation.status).toBe(403);
+      expect(withInvitation.body.error.code).toBe('SignupClosed');
     } finally {
       await closed.close();
     }
@@ -260,6 +362,26 @@ describe('console operators: the first account, invitations, ceilings and disabl
       await worker.close();
       await connection.quit();
     }
+  });
+
+  it('keeps an operator who can sign in when two operators demote each other at the same moment', async () => {
+    expect((await console.call('PATCH', `/admin/users/${memberId}`, operator, { role: 'admin' })).status).toBe(200);
+    const operatorId = (await console.call('GET', '/auth/me', operator)).body.user.id;
+    const answers = await Promise.all([
+      console.call('PATCH', `/admin/users/${memberId}`, operator, { role: 'user' }),
+      console.call('PATCH', `/admin/users/${operatorId}`, member, { role: 'user' }),
+    ]);
+    for (const answer of answers) {
+      expect([200, 409, 403]).toContain(answer.status);
+      if (answer.status === 409) expect(answer.body.error.code).toBe('LastOperator');
+    }
+    const users = (await api.app.get(UsersRepository).listOperators()).filter((user) => !user.disabled);
+    expect(users.length).toBeGreaterThanOrEqual(1);
+    // Whoever is left an operator hands the member's role back to `user`.
+    const remaining = users.some((user) => user._id === operatorId) ? operator : member;
+    if (remaining === member) await console.call('PATCH', `/admin/users/${operatorId}`, member, { role: 'admin' });
+    await console.call('PATCH', `/admin/users/${memberId}`, operator, { role: 'user' });
+    expect((await console.call('GET', '/admin/users', member)).status).toBe(403);
   });
 
   async function rotatedKey(appId: string): Promise<string> {

@@ -1,4 +1,7 @@
+import { OperatorSetup } from '@gateway/tenancy';
 import { checkContract } from './contract';
+
+const PASSWORD = 'correct horse battery';
 
 /** A console user: a session cookie and its CSRF token, as a browser would hold them. */
 export interface ConsoleUser {
@@ -25,10 +28,32 @@ export function consoleClient(apiUrl: string) {
   }
 
   async function register(email: string): Promise<ConsoleUser & { registered: Awaited<ReturnType<typeof call>> }> {
-    const registered = await call('POST', '/auth/register', undefined, { email, password: 'correct horse battery' });
+    const registered = await call('POST', '/auth/register', undefined, { email, password: PASSWORD });
     const setCookie = registered.headers.get('set-cookie') ?? '';
     return { cookie: setCookie.split(';')[0], csrf: registered.body?.csrf_token, registered };
   }
 
   return { call, register };
+}
+
+/**
+ * An operator's account, made as on a fresh install: a sign-up through a one-time operator setup link (what
+ * `gw operators:setup-link` prints), then a sign-in.
+ */
+export async function createOperator(
+  api: { url: string; app: { get(token: typeof OperatorSetup): OperatorSetup } },
+  email: string,
+): Promise<ConsoleUser & { id: string }> {
+  const client = consoleClient(api.url);
+  const { link } = await api.app.get(OperatorSetup).issueLink(api.url);
+  const invitation = new URL(link).searchParams.get('invitation')!;
+  const registered = await client.call('POST', '/auth/register', undefined, { email, password: PASSWORD, invitation });
+  if (registered.status !== 202) throw new Error(`operator sign-up answered ${registered.status}`);
+  const signedIn = await client.call('POST', '/auth/login', undefined, { email, password: PASSWORD });
+  if (signedIn.body?.user?.role !== 'admin') throw new Error(`operator sign-in answered ${signedIn.status}`);
+  return {
+    cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0],
+    csrf: signedIn.body.csrf_token,
+    id: signedIn.body.user.id,
+  };
 }

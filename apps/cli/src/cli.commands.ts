@@ -7,7 +7,7 @@ import {
   UsageDailyRepository,
   UsersRepository,
 } from '@gateway/db';
-import { formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
+import { AppConfig, formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/metering';
 import {
   accountAccess,
@@ -18,6 +18,7 @@ import {
   CLI_ACTOR,
   CredentialsService,
   NamedApiKeys,
+  OperatorSetup,
   presentAuditRecord,
   ResealReport,
   SecretKeyResealer,
@@ -53,6 +54,10 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
   secrets:reencrypt [--json]
       Seals every stored Secret Key with the newest master key (the first of MASTER_KEYS) and counts those moved,
       those already current and those no listed key opens (named by App ID; exit code 1). Safe to run again.
+  operators:setup-link [--url <origin>] [--hours <n>] [--if-none]
+      Prints a one-time link whose sign-up creates an operator account (default: valid 24 hours; a new link revokes
+      the previous unused one). With --if-none, prints nothing when an operator who can sign in exists (npm start
+      runs it so). --url defaults to PUBLIC_BASE_URL, else http://127.0.0.1:<API_PORT>.
   users:promote --email <email>
       Makes a console account an operator (admin), e.g. on a database whose accounts predate operators.
   audit [--since YYYY-MM-DD] [--app <appId>]
@@ -73,6 +78,8 @@ export class CliCommands {
     private readonly audit: AuditTrail,
     private readonly auditLog: AuditLogRepository,
     private readonly namedKeys: NamedApiKeys,
+    private readonly operatorSetup: OperatorSetup,
+    private readonly config: AppConfig,
   ) {}
 
   async run(argv: string[]): Promise<string> {
@@ -94,6 +101,8 @@ export class CliCommands {
         return this.reconcileUsage(rest);
       case 'secrets:reencrypt':
         return this.reencryptSecrets(rest);
+      case 'operators:setup-link':
+        return this.operatorSetupLink(rest);
       case 'users:promote':
         return this.promote(rest);
       case 'audit':
@@ -276,6 +285,23 @@ export class CliCommands {
     const lines: string[] = [];
     for await (const line of auditLines(this.auditLog, since, values.app)) lines.push(line);
     return lines.join('\n');
+  }
+
+  private async operatorSetupLink(args: string[]): Promise<string> {
+    const { values } = parse(args, {
+      url: { type: 'string' },
+      hours: { type: 'string' },
+      'if-none': { type: 'boolean' },
+    });
+    const hours = values.hours === undefined ? undefined : count(values.hours, '--hours');
+    if (hours === 0 || (hours ?? 0) > 720) throw new UsageError('--hours must be from 1 to 720');
+    if (values['if-none'] && (await this.operatorSetup.hasOperator())) return '';
+    const origin = values.url ?? this.config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${this.config.API_PORT}`;
+    const { link, expiresAt } = await this.operatorSetup.issueLink(origin, hours);
+    return [
+      `Create the operator account of this gateway with this one-time link (until ${expiresAt.toISOString()}):`,
+      `  ${link}`,
+    ].join('\n');
   }
 
   private async promote(args: string[]): Promise<string> {

@@ -3,7 +3,7 @@ import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { Pricing, UpstreamReconciler, UsageFolder, UsageReconciler } from '@gateway/metering';
 import { QueueModule } from '@gateway/queue';
-import { CredentialsModule, SecretKeyResealer } from '@gateway/tenancy';
+import { CredentialsModule, OperatorSetup, SecretKeyResealer } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from 'pino';
 import { CliCommands } from './cli.commands';
@@ -23,7 +23,15 @@ export class CliModule {
         // The catalog's prices, for what spent upstream calls cost (usage:reconcile --upstream).
         CatalogModule,
       ],
-      providers: [CliCommands, UsageFolder, UsageReconciler, Pricing, UpstreamReconciler, SecretKeyResealer],
+      providers: [
+        CliCommands,
+        UsageFolder,
+        UsageReconciler,
+        Pricing,
+        UpstreamReconciler,
+        SecretKeyResealer,
+        OperatorSetup,
+      ],
     };
   }
 }

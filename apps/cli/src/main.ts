@@ -14,7 +14,8 @@ async function main(): Promise<number> {
   const logger = createLogger('warn', 'cli');
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config, logger), { logger: ['error'] });
   try {
-    process.stdout.write(`${await app.get(CliCommands).run(argv)}\n`);
+    const output = await app.get(CliCommands).run(argv);
+    if (output) process.stdout.write(`${output}\n`);
     return 0;
   } catch (error) {
     if (error instanceof CommandFailed) {

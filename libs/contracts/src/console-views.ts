@@ -461,18 +461,58 @@ export const ACCOUNT_LIST_SCHEMA = listOf({
   required: [...ACCOUNT_VIEW_SCHEMA.required, 'applications'],
 } as const);
 
-export const OPERATOR_APPLICATION_LIST_SCHEMA = listOf(
+/** GET /console/api/admin/applications: a page of every account's applications, with their owner. */
+export const OPERATOR_APPLICATION_LIST_SCHEMA = exact({
+  data: {
+    type: 'array',
+    items: exact({
+      id: STRING,
+      name: STRING,
+      owner_id: NULLABLE_STRING,
+      owner_email: NULLABLE_STRING,
+      status: { enum: ['active', 'revoked'] },
+      type: { enum: APPLICATION_TYPES },
+      daily_call_limit: INTEGER,
+      token_quota: INTEGER,
+      created_at: TIME,
+    } as const),
+  },
+  next: NULLABLE_STRING,
+} as const);
+
+/** GET /console/api/admin/invitations: the unused ones; `role: admin` is an operator setup link. */
+export const INVITATION_LIST_SCHEMA = listOf(
   exact({
     id: STRING,
-    name: STRING,
-    owner_id: NULLABLE_STRING,
-    status: { enum: ['active', 'revoked'] },
-    type: { enum: APPLICATION_TYPES },
-    daily_call_limit: INTEGER,
-    token_quota: INTEGER,
+    email: NULLABLE_STRING,
+    role: { enum: ['admin', 'user'] },
+    created_by: STRING,
     created_at: TIME,
+    expires_at: TIME,
+    expired: { type: 'boolean' },
   } as const),
 );
+
+export const INVITATION_REVOKED_SCHEMA = exact({ id: STRING, status: { const: 'revoked' } } as const);
+
+export const SIGNUP_POLICY_SCHEMA = exact({ signup: { enum: ['open', 'invite', 'closed'] } } as const);
+
+/** GET /console/api/admin/users/{id}/usage: an account's usage, in total and per application. */
+export const USER_USAGE_SCHEMA = exact({
+  user_id: STRING,
+  from: STRING,
+  to: STRING,
+  total: USAGE_TOTALS_SCHEMA,
+  by_application: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { app_id: STRING, name: STRING, status: { enum: ['active', 'revoked'] }, ...USAGE_PROPERTIES },
+      required: ['app_id', 'name', 'status', ...USAGE_REQUIRED],
+      additionalProperties: false,
+    },
+  },
+} as const);
 
 export const QUEUE_STATES_SCHEMA = listOf(
   exact({ name: STRING, waiting: INTEGER, active: INTEGER, delayed: INTEGER, failed: INTEGER, workers: INTEGER }),
@@ -493,7 +533,7 @@ export const FAILED_JOBS_SCHEMA = listOf(
 export const JOB_RETRY_SCHEMA = exact({ queue: STRING, job_id: STRING, status: { const: 'retrying' } } as const);
 
 /** The token is shown only in this answer. */
-export const INVITATION_SCHEMA = exact({ invitation: STRING, email: NULLABLE_STRING, expires_at: TIME });
+export const INVITATION_SCHEMA = exact({ id: STRING, invitation: STRING, email: NULLABLE_STRING, expires_at: TIME });
 
 export const REDELIVERY_SCHEMA = exact({
   app_id: STRING,
@@ -581,5 +621,9 @@ export type OperatorApplicationView = FromSchema<typeof OPERATOR_APPLICATION_LIS
 export type QueueState = FromSchema<typeof QUEUE_STATES_SCHEMA>['data'][number];
 export type FailedJob = FromSchema<typeof FAILED_JOBS_SCHEMA>['data'][number];
 export type Invitation = FromSchema<typeof INVITATION_SCHEMA>;
+export type InvitationListView = FromSchema<typeof INVITATION_LIST_SCHEMA>;
+export type OperatorApplicationPage = FromSchema<typeof OPERATOR_APPLICATION_LIST_SCHEMA>;
+export type SignupPolicy = FromSchema<typeof SIGNUP_POLICY_SCHEMA>;
+export type UserUsage = FromSchema<typeof USER_USAGE_SCHEMA>;
 export type AuditRecordView = FromSchema<typeof AUDIT_RECORD_VIEW_SCHEMA>;
 export type BudgetState = FromSchema<typeof BUDGET_STATE_SCHEMA>;

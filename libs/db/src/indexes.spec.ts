@@ -71,7 +71,14 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
   },
   { collection: 'users', field: 'email', index: { email: 1 }, by: 'UsersRepository.findByEmail' },
   { collection: 'users', field: '_id', index: '_id', by: 'UsersRepository.findById / update' },
+  { collection: 'users', field: 'role', index: { role: 1 }, by: 'UsersRepository.listOperators / hasActiveOperator' },
   { collection: 'invitations', field: '_id', index: '_id', by: 'InvitationsRepository.findByHash / consume' },
+  {
+    collection: 'invitations',
+    field: 'role',
+    index: { role: 1 },
+    by: 'InvitationsRepository.revokeOperatorSetups',
+  },
   {
     collection: 'applications',
     field: '_id',
@@ -92,7 +99,7 @@ const SERVED: { collection: string; field: string; index: Record<string, 1 | -1>
 ];
 
 /** Queries that read a whole small collection on purpose. */
-const WHOLE_COLLECTION = new Set(['applications', 'users']);
+const WHOLE_COLLECTION = new Set(['applications', 'users', 'invitations']);
 
 describe('the index behind every repository query', () => {
   let module: TestingModule;
@@ -148,13 +155,15 @@ describe('the index behind every repository query', () => {
     const user = await users.create({ _id: 'usr_index', email: 'index@example.com', passwordHash: 'x' });
     await users.findByEmail('index@example.com');
     await users.findById(user!._id);
-    await users.any();
+    await users.hasActiveOperator();
     await users.list();
     await users.update(user!._id, { ceilings: { maxApplications: 2 } });
     const invitations = module.get(InvitationsRepository);
     await invitations.create({ _id: 'hash', createdBy: user!._id, expiresAt: new Date() });
     await invitations.findByHash('hash');
+    await invitations.list();
     await invitations.consume('hash');
+    await invitations.revokeOperatorSetups();
     await apps.create({ _id: 'app_index', ownerId: 'usr_index', name: 'index', secretKeyEnc: 'x' } as never);
     await apps.findById('app_index');
     await apps.findOwned('app_index', 'usr_index');

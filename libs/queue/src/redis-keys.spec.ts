@@ -58,7 +58,6 @@ describe('RedisKeys', () => {
     expect(keys.loginDelayUntil('ops@example.com')).toBe('gw:login-delay:ops@example.com');
     expect(keys.loginKnownAddress('ops@example.com', '203.0.113.9')).toBe('gw:login-known:203.0.113.9:ops@example.com');
     expect(keys.apiKeyFailuresFrom('203.0.113.9')).toBe('gw:api-key-failures-from:203.0.113.9');
-    expect(keys.firstAccountClaim()).toBe('gw:console:first-account');
   });
 
   it('starts every key with the configured prefix', () => {

@@ -165,11 +165,6 @@ export class RedisKeys {
     return `${this.prefix}:api-key-failures-from:${address}`;
   }
 
-  /** Held while the first console account, the operator, is created. */
-  firstAccountClaim(): string {
-    return `${this.prefix}:console:first-account`;
-  }
-
   /** One of the keys BullMQ keeps for a queue under the same prefix (`wait`, `active`, …); BullMQ writes them itself. */
   bullmq(queue: string, part: string): string {
     return `${this.prefix}:${queue}:${part}`;

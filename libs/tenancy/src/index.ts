@@ -19,6 +19,8 @@ export * from './tenancy.module';
 export * from './console/console-sessions.service';
 export * from './console/console-applications.service';
 export * from './console/console-operators.service';
+export * from './console/operator-setup';
+export * from './console/invitation-tokens';
 export * from './console/console-audit.service';
 export * from './console/console-refusals.service';
 export * from './console/console-usage.service';

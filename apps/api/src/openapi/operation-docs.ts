@@ -200,7 +200,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Console',
     summary: 'Update an application',
     success: { 200: 'Application' },
-    errors: ['ModelNotFound', 'NotFound', 'CeilingExceeded'],
+    errors: ['ModelNotFound', 'NotFound', 'CeilingExceeded', 'ApplicationRevoked'],
   },
   'ConsoleApplicationsController.revoke': {
     tag: 'Console',
@@ -214,7 +214,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'Without key_id, every live key of the application is replaced by one new key named "default"; with it, only that key, by a key of the same name and expiry. Those replaced keep working for grace_seconds (never past their own expiry), or stop at once.',
     success: { 200: 'Credentials' },
-    errors: ['NotFound'],
+    errors: ['NotFound', 'ApplicationRevoked'],
   },
   'ConsoleApplicationsController.keys': {
     tag: 'Console',
@@ -289,7 +289,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Console',
     summary: 'Reset the Secret Key',
     success: { 200: 'Credentials' },
-    errors: ['NotFound'],
+    errors: ['NotFound', 'ApplicationRevoked'],
   },
   'ConsoleUsageController.series': {
     tag: 'Console',
@@ -327,12 +327,34 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     tag: 'Operators',
     summary: 'Disable, enable, change the role or ceilings of an account',
     success: { 200: 'Account' },
-    errors: ['NotFound'],
+    errors: ['NotFound', 'LastOperator'],
   },
   'ConsoleOperatorsController.applications': {
     tag: 'Operators',
-    summary: 'List every application',
+    summary: "Every account's applications with their owner, a page at a time",
     success: { 200: 'OperatorApplicationList' },
+  },
+  'ConsoleOperatorsController.userUsage': {
+    tag: 'Operators',
+    summary: "An account's usage, in total and per application",
+    success: { 200: 'UserUsage' },
+    errors: ['NotFound'],
+  },
+  'ConsoleOperatorsController.signupPolicy': {
+    tag: 'Operators',
+    summary: 'Who may create an account (CONSOLE_SIGNUP)',
+    success: { 200: 'SignupPolicy' },
+  },
+  'ConsoleOperatorsController.invitations': {
+    tag: 'Operators',
+    summary: 'List the unused invitations',
+    success: { 200: 'InvitationList' },
+  },
+  'ConsoleOperatorsController.revokeInvitation': {
+    tag: 'Operators',
+    summary: 'Revoke an unused invitation',
+    success: { 200: 'InvitationRevoked' },
+    errors: ['NotFound'],
   },
   'ConsoleOperatorsController.queueStates': {
     tag: 'Operators',

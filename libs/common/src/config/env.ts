@@ -103,8 +103,8 @@ export class Env {
   BODY_TIMEOUT_MS = 60_000;
 
   /**
-   * Who may create a console account once one exists (the first account is the operator): anyone (`open`), holders
-   * of an operator's invitation (`invite`), or nobody (`closed`).
+   * Who may create a console account: anyone (`open`), holders of an operator's invitation (`invite`), or nobody
+   * (`closed`). The first operator signs up through a one-time setup link (gw operators:setup-link) under each.
    */
   @IsIn(['open', 'invite', 'closed'])
   CONSOLE_SIGNUP: 'open' | 'invite' | 'closed' = 'invite';

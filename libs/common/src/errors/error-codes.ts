@@ -28,6 +28,10 @@ export const ERROR_CODES = {
   /** The headers, or the body after them, did not arrive within their deadline. */
   RequestTimeout: { status: 408, type: 'invalid_request_error' },
   AlreadyExists: { status: 409, type: 'invalid_request_error' },
+  /** Demoting or disabling the last operator who can sign in. */
+  LastOperator: { status: 409, type: 'invalid_request_error' },
+  /** A change to a deleted (revoked) application, which stays only as a record. */
+  ApplicationRevoked: { status: 409, type: 'invalid_request_error' },
   /** A genuine file URL past its lifetime (IMAGE_URL_TTL). */
   UrlExpired: { status: 410, type: 'invalid_request_error' },
   PayloadTooLarge: { status: 413, type: 'invalid_request_error' },

@@ -71,4 +71,17 @@ export class ApplicationsRepository {
     const filter = ownerId ? { ownerId } : {};
     return this.model.find(filter).sort({ createdAt: 1 }).lean<ApplicationRecord[]>().exec();
   }
+
+  /**
+   * One page of every account's applications in `_id` order, after `cursor` (an `_id`): `limit + 1` are read so the
+   * caller knows whether a next page exists. Each page is one read by the `_id` index, whatever the page number.
+   */
+  page(cursor: string | undefined, limit: number): Promise<ApplicationRecord[]> {
+    return this.model
+      .find(cursor ? { _id: { $gt: cursor } } : {}, { secretKeyEnc: 0 })
+      .sort({ _id: 1 })
+      .limit(limit + 1)
+      .lean<ApplicationRecord[]>()
+      .exec();
+  }
 }

@@ -15,9 +15,19 @@ export class InvitationsRepository {
     return this.model.findById(hash).lean<Invitation>().exec();
   }
 
+  /** Every unused invitation, newest first: an operator issues a handful, and used ones are deleted. */
+  list(): Promise<Invitation[]> {
+    return this.model.find({}).sort({ createdAt: -1 }).lean<Invitation[]>().exec();
+  }
+
   /** Uses the invitation up; false when another sign-up used it first (one delete wins). */
   async consume(hash: string): Promise<boolean> {
     const { deletedCount } = await this.model.deleteOne({ _id: hash }).exec();
     return deletedCount === 1;
+  }
+
+  /** Deletes every unused operator setup link, so only the newest one works. */
+  async revokeOperatorSetups(): Promise<void> {
+    await this.model.deleteMany({ role: 'admin' }).exec();
   }
 }

@@ -34,3 +34,5 @@ export class User {
 }
 
 export const UserSchema = SchemaFactory.createForClass(User);
+/** The operators: the last one of them cannot be demoted or disabled. */
+UserSchema.index({ role: 1 });

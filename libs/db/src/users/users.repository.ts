@@ -5,6 +5,9 @@ import { User, UserCeilings, UserRole } from './user.schema';
 
 export type UserRecord = User;
 
+/** A change of ceilings: a number sets that ceiling, null lifts it, an absent one is left as it is. */
+export type CeilingChanges = { [name in keyof UserCeilings]?: UserCeilings[name] | null };
+
 @Injectable()
 export class UsersRepository {
   constructor(@InjectModel(User.name) private readonly model: Model<User>) {}
@@ -27,9 +30,14 @@ export class UsersRepository {
     return this.model.findById(userId).lean<UserRecord>().exec();
   }
 
-  /** Whether any account exists: one document read, whatever the number of users. */
-  async any(): Promise<boolean> {
-    return (await this.model.findOne({}, { _id: 1 }).lean().exec()) !== null;
+  /** The operators' accounts (a handful), disabled ones included. */
+  listOperators(): Promise<UserRecord[]> {
+    return this.model.find({ role: 'admin' }).lean<UserRecord[]>().exec();
+  }
+
+  /** Whether an operator who can sign in exists. */
+  async hasActiveOperator(): Promise<boolean> {
+    return (await this.listOperators()).some((user) => !user.disabled);
   }
 
   /** Every account, oldest first: for operators; a deployment has hundreds, not millions. */
@@ -37,15 +45,30 @@ export class UsersRepository {
     return this.model.find({}).sort({ createdAt: 1 }).lean<UserRecord[]>().exec();
   }
 
-  /** Changes what an operator may change; disabling also ends the account's sessions. Null when there is no such account. */
+  /**
+   * Changes what an operator may change; disabling also ends the account's sessions. Ceilings merge into the
+   * account's, one field each (see CeilingChanges), so setting one keeps the others. Null when there is no such
+   * account.
+   */
   update(
     userId: string,
-    changes: { disabled?: boolean; role?: UserRole; ceilings?: UserCeilings },
+    changes: { disabled?: boolean; role?: UserRole; ceilings?: CeilingChanges },
   ): Promise<UserRecord | null> {
+    const { ceilings, ...account } = changes;
     const set: Record<string, unknown> = Object.fromEntries(
-      Object.entries(changes).filter(([, value]) => value !== undefined),
+      Object.entries(account).filter(([, value]) => value !== undefined),
     );
+    const unset: Record<string, ''> = {};
+    for (const [name, value] of Object.entries(ceilings ?? {})) {
+      if (value === null) unset[`ceilings.${name}`] = '';
+      else if (value !== undefined) set[`ceilings.${name}`] = value;
+    }
     if (changes.disabled) set.sessionsEndedAt = new Date();
-    return this.model.findByIdAndUpdate(userId, { $set: set }, { new: true }).lean<UserRecord>().exec();
+    const update = {
+      ...(Object.keys(set).length ? { $set: set } : {}),
+      ...(Object.keys(unset).length ? { $unset: unset } : {}),
+    };
+    if (Object.keys(update).length === 0) return this.findById(userId);
+    return this.model.findByIdAndUpdate(userId, update, { new: true }).lean<UserRecord>().exec();
   }
 }

@@ -49,9 +49,12 @@ export class ConsoleApplicationsService {
     private readonly namedKeys: NamedApiKeys,
   ) {}
 
-  /** The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). */
-  async list(ownerId: string) {
-    const apps = await this.applications.list(ownerId);
+  /**
+   * The owner's applications, each with today's calls (from the usage roll-ups, a few seconds behind). Deleted ones
+   * (revoked, kept as a record) only when asked for.
+   */
+  async list(ownerId: string, includeRevoked = false) {
+    const apps = (await this.applications.list(ownerId)).filter((app) => includeRevoked || app.status !== 'revoked');
     const today = utcDay();
     return Promise.all(
       apps.map(async (app) => {
@@ -103,7 +106,7 @@ export class ConsoleApplicationsService {
 
   async update(appId: string, ownerId: string, changes: Partial<ApplicationSettings>, actor: AuditActor) {
     this.checkModels(changes.scope?.models ?? []);
-    const before = await this.owned(appId, ownerId);
+    const before = await this.changeable(appId, ownerId);
     if (changes.dailyCallLimit !== undefined || changes.tokenQuota !== undefined) {
       checkCeilings((await this.users.findById(ownerId))?.ceilings, changes);
     }
@@ -144,7 +147,7 @@ export class ConsoleApplicationsService {
 
   /** Rotates every live key of the application, or only `keyId` (docs/contracts.md, named keys and rotation). */
   async rotateApiKey(appId: string, ownerId: string, graceSeconds: number, actor: AuditActor, keyId?: string) {
-    await this.owned(appId, ownerId);
+    await this.changeable(appId, ownerId);
     const key = keyId === undefined ? undefined : await this.namedKeys.live(appId, keyId);
     const keysBefore = auditedKeys(await this.apiKeys.listForApp(appId));
     const apiKey = await this.credentials.rotateApiKey(appId, graceSeconds * 1000, key);
@@ -177,6 +180,7 @@ export class ConsoleApplicationsService {
   }
 
   async resetSecretKey(appId: string, ownerId: string, actor: AuditActor) {
+    await this.changeable(appId, ownerId);
     const secretKey = await this.credentials.resetSecretKey(appId, ownerId);
     if (!secretKey) throw notFound(appId);
     // Neither Secret Key is named, sealed or not: only that one replaced the other.
@@ -248,6 +252,17 @@ export class ConsoleApplicationsService {
       });
     await this.webhookJobs.redeliver(appId, delivery.taskId, delivery.event as WebhookEventType);
     return { app_id: appId, task_id: delivery.taskId, event: delivery.event, status: 'queued' };
+  }
+
+  /** An owned application that may still change: a deleted (revoked) one is a record only, 409 ApplicationRevoked. */
+  private async changeable(appId: string, ownerId: string): Promise<ApplicationRecord> {
+    const app = await this.owned(appId, ownerId);
+    if (app.status === 'revoked')
+      throw new GatewayError(
+        'ApplicationRevoked',
+        `application ${appId} is deleted; its settings and keys can no longer change`,
+      );
+    return app;
   }
 
   private async owned(appId: string, ownerId: string): Promise<ApplicationRecord> {

@@ -1,21 +1,25 @@
-import { GatewayError, randomBase62 } from '@gateway/common';
+import { AppConfig, GatewayError } from '@gateway/common';
 import {
   ApplicationsRepository,
+  CeilingChanges,
+  Invitation,
   InvitationsRepository,
-  UserCeilings,
+  UsageDailyRepository,
   UserRecord,
   UserRole,
   UsersRepository,
 } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { AuditActor, AuditTrail, changedFields } from '../audit/audit-trail';
 import { accountAccess } from './account-access';
+import { issueInvitation } from './invitation-tokens';
+import { usageTotals } from './usage-totals';
 
 export interface AccountChanges {
   disabled?: boolean;
   role?: UserRole;
-  ceilings?: UserCeilings;
+  /** Merged into the account's ceilings: null lifts one, an absent one stays. */
+  ceilings?: CeilingChanges;
 }
 
 /** What operators (`admin` accounts) do: see every account and application, disable, set ceilings, invite. */
@@ -25,8 +29,15 @@ export class ConsoleOperatorsService {
     private readonly users: UsersRepository,
     private readonly applications: ApplicationsRepository,
     private readonly invitations: InvitationsRepository,
+    private readonly usage: UsageDailyRepository,
     private readonly audit: AuditTrail,
+    private readonly config: AppConfig,
   ) {}
+
+  /** Who may create an account (CONSOLE_SIGNUP); the console says what each value means. */
+  signupPolicy() {
+    return { signup: this.config.CONSOLE_SIGNUP };
+  }
 
   async listUsers() {
     const [users, apps] = await Promise.all([this.users.list(), this.applications.list()]);
@@ -36,32 +47,82 @@ export class ConsoleOperatorsService {
     return { data: users.map((user) => ({ ...presentUser(user), applications: counts.get(user._id) ?? 0 })) };
   }
 
-  async listApplications() {
-    const apps = await this.applications.list();
+  /**
+   * Every account's applications with their owner, a page at a time in `_id` order: each page is one read by the
+   * `_id` index, and the owners are looked up in the (small) users collection once per page.
+   */
+  async listApplications(cursor: string | undefined, limit: number) {
+    const [page, users] = await Promise.all([this.applications.page(cursor, limit), this.users.list()]);
+    const emails = new Map(users.map((user) => [user._id, user.email]));
+    const apps = page.slice(0, limit);
     return {
       data: apps.map((app) => ({
         id: app._id,
         name: app.name,
         owner_id: app.ownerId ?? null,
+        owner_email: (app.ownerId && emails.get(app.ownerId)) ?? null,
         status: app.status,
         type: app.type,
         daily_call_limit: app.dailyCallLimit,
         token_quota: app.tokenQuota,
         created_at: new Date(app.createdAt).toISOString(),
       })),
+      next: page.length > limit ? apps[apps.length - 1]._id : null,
     };
   }
 
-  /** An operator cannot disable or demote their own account: a gateway must keep one operator who can sign in. */
+  /** An account's usage over `from`..`to`, in total and per application (deleted ones included: they were used). */
+  async userUsage(userId: string, from: string, to: string) {
+    if (!(await this.users.findById(userId)))
+      throw new GatewayError('NotFound', `no account ${userId}`, { param: 'id' });
+    const apps = await this.applications.list(userId);
+    const perApp = await Promise.all(apps.map((app) => this.usage.listForApp(app._id, from, to)));
+    return {
+      user_id: userId,
+      from,
+      to,
+      total: usageTotals(perApp.flat()),
+      by_application: apps.map((app, index) => ({
+        app_id: app._id,
+        name: app.name,
+        status: app.status,
+        ...usageTotals(perApp[index]),
+      })),
+    };
+  }
+
+  /** The unused invitations, newest first, expired ones marked; operator setup links among them. */
+  async listInvitations() {
+    const now = Date.now();
+    return { data: (await this.invitations.list()).map((invitation) => presentInvitation(invitation, now)) };
+  }
+
+  /** Revokes an unused invitation: its link stops working at once. */
+  async revokeInvitation(id: string) {
+    if (!(await this.invitations.consume(id)))
+      throw new GatewayError('NotFound', 'no unused invitation with this id', { param: 'id' });
+    return { id, status: 'revoked' as const };
+  }
+
+  /**
+   * An operator cannot disable or demote their own account, and no change leaves the gateway without an operator who
+   * can sign in: two operators demoting each other at the same moment are checked after the change, which is undone
+   * (409 LastOperator) when none would remain.
+   */
   async updateUser(operatorId: string, userId: string, changes: AccountChanges, actor: AuditActor) {
-    if (userId === operatorId && (changes.disabled === true || changes.role === 'user')) {
-      throw new GatewayError('InvalidParameter', 'you cannot disable or demote your own account', {
-        param: changes.disabled ? 'disabled' : 'role',
-      });
-    }
+    const param = changes.disabled === true ? 'disabled' : 'role';
+    const removesOperator = changes.disabled === true || changes.role === 'user';
+    if (userId === operatorId && removesOperator)
+      throw new GatewayError('InvalidParameter', 'you cannot disable or demote your own account', { param });
     const before = await this.users.findById(userId);
     const user = before && (await this.users.update(userId, changes));
     if (!user) throw new GatewayError('NotFound', `no account ${userId}`, { param: 'user_id' });
+    if (removesOperator && before.role === 'admin' && !(await this.users.hasActiveOperator())) {
+      await this.users.update(userId, { role: before.role, disabled: before.disabled });
+      throw new GatewayError('LastOperator', 'this would leave the gateway without an operator who can sign in', {
+        param,
+      });
+    }
     await this.audit.record(actor, {
       action: 'user.update',
       userId,
@@ -72,16 +133,21 @@ export class ConsoleOperatorsService {
 
   /** A single-use invitation; the token is shown once, only its hash is kept. */
   async invite(operatorId: string, email: string | undefined, hours: number) {
-    const token = randomBase62(32);
-    const expiresAt = new Date(Date.now() + hours * 3_600_000);
-    await this.invitations.create({
-      _id: createHash('sha256').update(token).digest('hex'),
-      createdBy: operatorId,
-      email: email?.toLowerCase(),
-      expiresAt,
-    });
-    return { invitation: token, email: email?.toLowerCase() ?? null, expires_at: expiresAt.toISOString() };
+    const { token, id, expiresAt } = await issueInvitation(this.invitations, { createdBy: operatorId, email, hours });
+    return { id, invitation: token, email: email?.toLowerCase() ?? null, expires_at: expiresAt.toISOString() };
   }
+}
+
+function presentInvitation(invitation: Invitation, now: number) {
+  return {
+    id: invitation._id,
+    email: invitation.email ?? null,
+    role: invitation.role ?? 'user',
+    created_by: invitation.createdBy,
+    created_at: new Date(invitation.createdAt).toISOString(),
+    expires_at: new Date(invitation.expiresAt).toISOString(),
+    expired: new Date(invitation.expiresAt).getTime() <= now,
+  };
 }
 
 function presentUser(user: UserRecord) {

@@ -26,9 +26,6 @@ export interface ConsoleSession {
 /** A sign-up either opens a session at once or, invited, is accepted without one (see registerInvited). */
 export type Registration = { signedIn: { token: string; session: ConsoleSession } } | { accepted: true };
 
-/** How long the claim on the first account, the operator, is held while it is being created. */
-const FIRST_ACCOUNT_CLAIM_SECONDS = 60;
-
 /**
  * Console accounts and their sessions. Passwords are argon2id hashes; sessions live in Redis under the SHA-256 of
  * their token (a Redis dump reveals no usable cookie) and carry a CSRF token. Sign-ins are throttled per account and
@@ -55,27 +52,20 @@ export class ConsoleSessionsService {
   }
 
   /**
-   * Creates an account. The first one on an empty database is the operator (`admin`); after that CONSOLE_SIGNUP
-   * decides. Under `invite` an operator's unused, unexpired invitation is used up, and the answer opens no session
-   * (see registerInvited).
+   * Creates an account, always an ordinary one (`user`) unless an operator setup link is used: being first to reach
+   * sign-up on an empty database makes no one an operator. With an invitation, the invitation decides (an operator
+   * setup link is honoured under every CONSOLE_SIGNUP, others not under `closed`) and the answer opens no session
+   * (see registerInvited); without one, CONSOLE_SIGNUP does.
    */
   async register(email: string, password: string, invitation?: string): Promise<Registration> {
     const normalized = email.toLowerCase();
     checkNewPassword(password, normalized);
-    const first = await this.claimFirstAccount();
-    if (!first && this.signup === 'closed')
-      throw new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
-    if (!first && this.signup === 'invite') return this.registerInvited(normalized, password, invitation);
-    const user = await this.createAccount(normalized, password, first ? 'admin' : 'user');
+    if (invitation !== undefined || this.signup === 'invite')
+      return this.registerInvited(normalized, password, invitation);
+    if (this.signup === 'closed') throw signupClosed();
+    const user = await this.createAccount(normalized, password, 'user');
     if (!user) throw new GatewayError('AlreadyExists', 'an account with this email already exists', { param: 'email' });
     return { signedIn: await this.open(user) };
-  }
-
-  /** True for the one sign-up that creates the first account: no account exists, and it won the Redis claim. */
-  private async claimFirstAccount(): Promise<boolean> {
-    if (await this.users.any()) return false;
-    const claimed = await this.redis.set(this.keys.firstAccountClaim(), '1', 'EX', FIRST_ACCOUNT_CLAIM_SECONDS, 'NX');
-    return claimed === 'OK';
   }
 
   /**
@@ -100,9 +90,10 @@ export class ConsoleSessionsService {
       throw new GatewayError('InvalidInvitation', 'this invitation is unknown, used, expired or for another email', {
         param: 'invitation',
       });
+    if (this.signup === 'closed' && found.role !== 'admin') throw signupClosed();
     if (!(await this.invitations.consume(hashed)))
       throw new GatewayError('InvalidInvitation', 'this invitation has just been used', { param: 'invitation' });
-    await this.createAccount(email, password, 'user');
+    await this.createAccount(email, password, found.role ?? 'user');
     return { accepted: true };
   }
 
@@ -173,4 +164,8 @@ export class ConsoleSessionsService {
     this.decoyHash ??= hash(randomBase62(32), { algorithm: ARGON2ID });
     return this.decoyHash;
   }
+}
+
+function signupClosed(): GatewayError {
+  return new GatewayError('SignupClosed', 'this gateway does not accept new accounts; ask its operator');
 }

@@ -8,6 +8,7 @@ import { ConsoleSessionsService } from './console-sessions.service';
 import { ConsoleOperatorsService } from './console-operators.service';
 import { ConsoleRefusalsService } from './console-refusals.service';
 import { ConsoleUsageService } from './console-usage.service';
+import { OperatorSetup } from './operator-setup';
 
 @Module({
   imports: [CredentialsModule, TenancyModule],
@@ -18,6 +19,7 @@ import { ConsoleUsageService } from './console-usage.service';
     ConsoleAuditService,
     ConsoleRefusalsService,
     ConsoleUsageService,
+    OperatorSetup,
     WebhookJobs,
   ],
   exports: [
@@ -27,6 +29,7 @@ import { ConsoleUsageService } from './console-usage.service';
     ConsoleAuditService,
     ConsoleRefusalsService,
     ConsoleUsageService,
+    OperatorSetup,
   ],
 })
 export class ConsoleModule {}

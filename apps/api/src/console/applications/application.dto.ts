@@ -11,6 +11,7 @@ import {
 import { Type } from 'class-transformer';
 import {
   IsDefined,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -170,4 +171,11 @@ export class CreateApiKeyDto {
   @IsOptional()
   @KeyRule('expires_at', (value) => apiKeyExpiryProblem(value))
   expires_at?: string;
+}
+
+export class ApplicationListQuery {
+  /** `active` (the default): deleted applications are left out; `all`: they are listed too, as `revoked`. */
+  @IsOptional()
+  @IsIn(['active', 'all'])
+  status?: 'active' | 'all';
 }

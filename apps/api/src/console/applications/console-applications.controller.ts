@@ -6,16 +6,23 @@ import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
-import { CreateApiKeyDto, CreateApplicationDto, RotateKeyDto, UpdateApplicationDto } from './application.dto';
+import {
+  ApplicationListQuery,
+  CreateApiKeyDto,
+  CreateApplicationDto,
+  RotateKeyDto,
+  UpdateApplicationDto,
+} from './application.dto';
 
 @Controller('console/api/applications')
 @UseGuards(ConsoleSessionGuard)
 export class ConsoleApplicationsController {
   constructor(private readonly applications: ConsoleApplicationsService) {}
 
+  /** The account's applications; deleted (revoked) ones only with `status=all`. */
   @Get()
-  async list(@CurrentSession() session: ConsoleSession) {
-    return { data: await this.applications.list(session.userId) };
+  async list(@CurrentSession() session: ConsoleSession, @Query() query: ApplicationListQuery) {
+    return { data: await this.applications.list(session.userId, query.status === 'all') };
   }
 
   @Post()

@@ -1,6 +1,18 @@
 import { BUDGET_PERIODS, BudgetPeriod } from '@gateway/contracts';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { FollowsRule } from '../applications/application.dto';
 
 export class CeilingsDto {
@@ -69,4 +81,31 @@ export class FailedJobsQuery {
   @Min(1)
   @Max(100)
   limit?: number;
+}
+
+export class ApplicationPageQuery {
+  /** The `next` of the previous page. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  cursor?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+}
+
+export class UsageRangeQuery {
+  /** First UTC day, YYYY-MM-DD (default: 29 days before `to`). */
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  from?: string;
+
+  /** Last UTC day, YYYY-MM-DD (default: today). */
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/)
+  to?: string;
 }
