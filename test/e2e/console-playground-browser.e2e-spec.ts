@@ -30,7 +30,8 @@ describe('console playground in the browser', () => {
   const client = () => consoleClient(api.url);
 
   beforeAll(async () => {
-    stack = await startConsoleStack();
+    // Open sign-up: an ordinary account, signed in at once (no one becomes the operator by signing up first).
+    stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     api = stack.api;
     user = await client().register('player@example.com');
     const created = await client().call('POST', '/applications', user, { name: 'Playground app' });

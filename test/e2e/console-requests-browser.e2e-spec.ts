@@ -29,7 +29,12 @@ describe('console requests and webhooks in the browser', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/gateway`;
     // The second try an hour away, so the page shows it still to come.
-    stack = await startConsoleStack({ OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1h' });
+    // Open sign-up: an ordinary account, signed in at once (no one becomes the operator by signing up first).
+    stack = await startConsoleStack({
+      CONSOLE_SIGNUP: 'open',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0,1h',
+    });
     api = stack.api;
     user = await consoleClient(api.url).register('developer@example.com');
     context = await stack.newContext();
