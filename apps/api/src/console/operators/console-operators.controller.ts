@@ -1,10 +1,10 @@
+import type { FastifyRequest } from 'fastify';
 import { priceToNanos } from '@gateway/common';
 import type { BudgetPeriod } from '@gateway/contracts';
 import type { CeilingChanges, MoneyBudget } from '@gateway/db';
 import { QueueOverview } from '@gateway/queue';
 import { ConsoleOperatorsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { OperatorGuard } from '../auth/operator.guard';
