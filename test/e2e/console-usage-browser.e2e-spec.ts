@@ -26,7 +26,8 @@ describe('console usage, dashboard and catalog in the browser', () => {
   const usageRequests: string[] = [];
 
   beforeAll(async () => {
-    stack = await startConsoleStack();
+    // Open sign-up: an ordinary account, signed in at once (no one becomes the operator by signing up first).
+    stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     const client = consoleClient(stack.api.url);
     user = await client.register('reader@example.com');
     const create = async (name: string, capabilities: string[]) =>
