@@ -205,6 +205,10 @@ describe('console in the browser', () => {
     // By keyboard, as the page must allow.
     await operatorPage.getByRole('switch', { name: 'Disabled member@example.com' }).focus();
     await operatorPage.keyboard.press('Space');
+    // Disabling asks first; the confirming button is reached by Tab from the dialog's first focus (Cancel).
+    await operatorPage.getByRole('dialog', { name: 'Disable member@example.com?' }).waitFor();
+    await operatorPage.keyboard.press('Tab');
+    await operatorPage.keyboard.press('Enter');
     await waitUntil(
       async () =>
         (await postJson(`${api.url}/v1/embeddings`, { model: 'text-embedding-v4', input: 'x' }, apiKey)).status === 401,

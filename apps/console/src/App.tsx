@@ -16,6 +16,7 @@ const AuditPage = lazy(() => import('./pages/AuditPage'));
 const RequestsPage = lazy(() => import('./pages/RequestsPage'));
 const UsersPage = lazy(() => import('./pages/admin/UsersPage'));
 const SystemPage = lazy(() => import('./pages/admin/SystemPage'));
+const AllApplicationsPage = lazy(() => import('./pages/admin/AllApplicationsPage'));
 
 export function App() {
   const { t } = useTranslation();
@@ -50,6 +51,14 @@ export function App() {
             element={
               <Operator>
                 <UsersPage />
+              </Operator>
+            }
+          />
+          <Route
+            path="/admin/applications"
+            element={
+              <Operator>
+                <AllApplicationsPage />
               </Operator>
             }
           />

@@ -525,6 +525,8 @@ export const FAILED_JOBS_SCHEMA = listOf(
     task_id: NULLABLE_STRING,
     app_id: NULLABLE_STRING,
     reason: STRING,
+    status: NULLABLE_INTEGER,
+    retryable: { type: 'boolean' } as const,
     attempts: INTEGER,
     failed_at: NULLABLE_TIME,
   }),

@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/common';
+import { ERROR_CODES, GatewayError } from '@gateway/common';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
@@ -21,6 +21,10 @@ export interface FailedJob {
   task_id: string | null;
   app_id: string | null;
   reason: string;
+  /** The HTTP status of the error code the job failed with (`<code>: <message>`), when it names one. */
+  status: number | null;
+  /** False for a client error (4xx but 408 and 429): the same request would be refused again. */
+  retryable: boolean;
   attempts: number;
   failed_at: string | null;
 }
@@ -84,12 +88,16 @@ function queueName(name: string): QueueName {
 
 function presentFailed(queue: QueueName, job: Job): FailedJob {
   const data = (job.data ?? {}) as { taskId?: string; appId?: string };
+  const code = /^([A-Za-z]+):/.exec(job.failedReason ?? '')?.[1];
+  const status = code && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as keyof typeof ERROR_CODES].status : null;
   return {
     id: String(job.id),
     queue,
     task_id: data.taskId ?? null,
     app_id: data.appId ?? null,
     reason: (job.failedReason ?? '').slice(0, 500),
+    status,
+    retryable: status === null || status >= 500 || status === 408 || status === 429,
     attempts: job.attemptsMade,
     failed_at: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
   };

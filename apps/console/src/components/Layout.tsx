@@ -29,6 +29,7 @@ export function Layout() {
     ...(user?.role === 'admin'
       ? [
           { to: '/admin/users', label: t('nav.users') },
+          { to: '/admin/applications', label: t('nav.allApplications') },
           { to: '/admin/system', label: t('nav.system') },
         ]
       : []),

@@ -1,4 +1,4 @@
-import { Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Code, Group, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../components/notify';
@@ -86,7 +86,29 @@ export default function ApplicationPage() {
           </Suspense>
         </Tabs.Panel>
         <Tabs.Panel value="settings" pt="md">
-          <ApplicationForm initial={inputOf(app)} submitLabel={t('form.save')} onSubmit={save} />
+          {app.status === 'revoked' ? (
+            // A deleted application is a record: its settings are shown, not changed (the API answers 409).
+            <Stack>
+              <Alert color="gray">{t('apps.revokedReadOnly')}</Alert>
+              <DataTable
+                minWidth={480}
+                head={[t('detail.settings'), '']}
+                rows={[
+                  [t('form.name'), app.name],
+                  [t('form.description'), app.description || '—'],
+                  [t('form.type'), t(`form.types.${app.type}`)],
+                  [t('form.dailyCallLimit'), app.daily_call_limit || t('apps.unlimited')],
+                  [t('form.concurrencyLimit'), app.concurrency_limit || t('apps.unlimited')],
+                  [t('form.requestsPerMinute'), app.requests_per_minute || t('apps.unlimited')],
+                  [t('form.tokenQuota'), app.token_quota || t('apps.unlimited')],
+                  [t('form.ipWhitelist'), app.ip_whitelist.join(', ') || '—'],
+                  [t('form.callbackUrl'), app.callback_url ?? '—'],
+                ]}
+              />
+            </Stack>
+          ) : (
+            <ApplicationForm initial={inputOf(app)} submitLabel={t('form.save')} onSubmit={save} />
+          )}
         </Tabs.Panel>
       </Tabs>
     </Stack>

@@ -1,4 +1,5 @@
-import { Anchor, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Progress, Stack, Switch, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Application } from '../api/types';
@@ -10,7 +11,11 @@ import { RequestStatus } from '../components/RequestStatus';
 
 export function ApplicationsPage() {
   const { t, i18n } = useTranslation();
-  const { data, error } = useQuery(apiQuery<{ data: Application[] }>('/applications'));
+  // Deleted applications stay as records; they are listed only when asked for.
+  const [showRevoked, setShowRevoked] = useState(false);
+  const { data, error } = useQuery(
+    apiQuery<{ data: Application[] }>(showRevoked ? '/applications?status=all' : '/applications'),
+  );
   const number = new Intl.NumberFormat(i18n.language);
   return (
     <Stack>
@@ -20,6 +25,11 @@ export function ApplicationsPage() {
           {t('apps.create')}
         </Button>
       </Group>
+      <Switch
+        label={t('apps.showRevoked')}
+        checked={showRevoked}
+        onChange={(event) => setShowRevoked(event.currentTarget.checked)}
+      />
       <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && data.data.length === 0 && <Text c="dimmed">{t('apps.empty')}</Text>}
       {data && data.data.length > 0 && (

@@ -77,9 +77,16 @@ export default function SystemPage() {
               {job.reason}
             </Text>,
             job.failed_at ? new Date(job.failed_at).toLocaleString(i18n.language) : '—',
-            <Button size="compact-xs" variant="light" onClick={() => retrying.mutate(job)}>
-              {t('admin.retry')}
-            </Button>,
+            // A client error would be refused again: no Retry is offered for it.
+            job.retryable ? (
+              <Button size="compact-xs" variant="light" onClick={() => retrying.mutate(job)}>
+                {t('admin.retry')}
+              </Button>
+            ) : (
+              <Text size="xs" c="dimmed">
+                {t('admin.clientError', { status: job.status })}
+              </Text>
+            ),
           ])}
         />
       )}

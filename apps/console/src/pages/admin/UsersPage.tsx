@@ -1,28 +1,20 @@
-import {
-  Badge,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  NumberInput,
-  Paper,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, Group, Modal, Select, Stack, Switch, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFailureToast } from '../../api/use-error-text';
-import { patch, post } from '../../api/client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { patch } from '../../api/client';
 import { apiQuery, keyOf } from '../../api/queries';
-import { DataTable } from '../../components/DataTable';
-import { RequestStatus } from '../../components/RequestStatus';
 import type { AccountView } from '../../api/types';
+import { useFailureToast } from '../../api/use-error-text';
+import { DataTable } from '../../components/DataTable';
+import { notify } from '../../components/notify';
+import { RequestStatus } from '../../components/RequestStatus';
+import { useSession } from '../../session';
+import { CeilingInput } from './CeilingInput';
+import { InvitationsPanel } from './InvitationsPanel';
+import { UserUsageModal } from './UserUsageModal';
 
-type Account = AccountView;
+type Account = AccountView & { applications: number };
 
 const CEILINGS = [
   ['max_applications', 'admin.maxApplications'],
@@ -30,109 +22,128 @@ const CEILINGS = [
   ['max_token_quota', 'admin.maxTokenQuota'],
 ] as const;
 
-/** Every account: disable or enable it, set its ceilings; and invitations for `CONSOLE_SIGNUP=invite`. */
+/**
+ * Every account: its role, its ceilings (each saved alone, the others kept), disable or enable it (after a
+ * confirmation), its usage; and the sign-up policy with the invitations.
+ */
 export default function UsersPage() {
   const { t } = useTranslation();
+  const { user } = useSession();
   const showFailure = useFailureToast();
   const queryClient = useQueryClient();
   const { data, error } = useQuery(apiQuery<{ data: Account[] }>('/admin/users'));
-
-  const [invitation, setInvitation] = useState<string | null>(null);
-  const [inviteEmail, setInviteEmail] = useState('');
+  const [disabling, setDisabling] = useState<Account | null>(null);
+  const [usageOf, setUsageOf] = useState<Account | null>(null);
   const changing = useMutation({
     mutationFn: ({ account, changes }: { account: Account; changes: Record<string, unknown> }) =>
       patch(`/admin/users/${account.id}`, changes),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: keyOf('/admin/users') }),
-    onError: showFailure,
+    onSuccess: () => {
+      notify(t('admin.saved'), 'teal');
+      void queryClient.invalidateQueries({ queryKey: keyOf('/admin/users') });
+    },
+    onError: (failure) => {
+      showFailure(failure);
+      void queryClient.invalidateQueries({ queryKey: keyOf('/admin/users') });
+    },
   });
   const change = (account: Account, changes: Record<string, unknown>) => changing.mutate({ account, changes });
-  const invite = async () => {
-    try {
-      const { invitation: token } = await post<{ invitation: string }>(
-        '/admin/invitations',
-        inviteEmail ? { email: inviteEmail } : {},
-      );
-      setInvitation(`${window.location.origin}/console/sign-up?invitation=${encodeURIComponent(token)}`);
-    } catch (failure) {
-      showFailure(failure);
-    }
-  };
   return (
     <Stack>
       <Title order={2}>{t('admin.users')}</Title>
-      <Paper withBorder p="md">
-        <Group align="end">
-          <TextInput
-            label={t('admin.inviteEmail')}
-            type="email"
-            value={inviteEmail}
-            onChange={(event) => setInviteEmail(event.currentTarget.value)}
-            w={280}
-          />
-          <Button onClick={() => void invite()}>{t('admin.invite')}</Button>
-        </Group>
-        {invitation && (
-          <Stack gap={4} mt="sm">
-            <Text size="sm">{t('admin.invitationLink')}</Text>
-            <Group wrap="nowrap">
-              <Code data-testid="invitation-link" style={{ overflowWrap: 'anywhere' }}>
-                {invitation}
-              </Code>
-              <CopyButton value={invitation}>
-                {({ copied, copy }) => (
-                  <Button size="compact-sm" variant="light" onClick={copy}>
-                    {copied ? t('secrets.copied') : t('secrets.copy')}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-          </Stack>
-        )}
-      </Paper>
+      <InvitationsPanel />
       <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && (
         <DataTable
-          minWidth={900}
+          minWidth={1100}
           head={[
             t('admin.email'),
             t('admin.role'),
             t('nav.applications'),
             ...CEILINGS.map(([, label]) => t(label)),
             t('admin.disabled'),
+            t('admin.usage'),
           ]}
-          rows={data.data.map((account) => [
-            account.email,
-            <Badge variant="filled" color={account.role === 'admin' ? 'indigo.8' : 'gray.7'}>
-              {account.role}
-            </Badge>,
-            account.applications,
-            ...CEILINGS.map(([field, label]) => (
-              <NumberInput
-                // Keyed by account: an uncontrolled input must not keep another row's value when the list changes.
-                key={`${account.id}:${field}`}
-                aria-label={`${t(label)} ${account.email}`}
+          rows={data.data.map((account) => {
+            const self = account.id === user?.id;
+            return [
+              <Group gap={4} wrap="nowrap">
+                <Text size="sm">{account.email}</Text>
+                {self && (
+                  <Badge variant="light" color="gray.8">
+                    {t('admin.you')}
+                  </Badge>
+                )}
+              </Group>,
+              <Select
+                key={`${account.id}:${account.role}`}
+                aria-label={`${t('admin.role')} ${account.email}`}
                 size="xs"
                 w={130}
-                min={0}
-                allowDecimal={false}
-                placeholder={t('apps.unlimited')}
-                defaultValue={account.ceilings[field] ?? ''}
-                onBlur={(event) => {
-                  const value = event.currentTarget.value.replace(/[^\d]/g, '');
-                  if (value !== String(account.ceilings[field] ?? ''))
-                    change(account, { ceilings: { [field]: value === '' ? null : Number(value) } });
-                }}
-              />
-            )),
-            <Switch
-              key={account.id}
-              aria-label={`${t('admin.disabled')} ${account.email}`}
-              checked={account.disabled}
-              onChange={(event) => change(account, { disabled: event.currentTarget.checked })}
-            />,
-          ])}
+                allowDeselect={false}
+                disabled={self}
+                data={[
+                  { value: 'user', label: t('admin.user') },
+                  { value: 'admin', label: t('admin.operator') },
+                ]}
+                value={account.role}
+                onChange={(role) => role && role !== account.role && change(account, { role })}
+              />,
+              account.applications,
+              ...CEILINGS.map(([field, label]) => (
+                <CeilingInput
+                  // Keyed by account and value: a saved or refused change shows what the server holds.
+                  key={`${account.id}:${field}:${account.ceilings[field] ?? ''}`}
+                  label={`${t(label)} ${account.email}`}
+                  value={account.ceilings[field]}
+                  onSave={(value) => change(account, { ceilings: { [field]: value } })}
+                />
+              )),
+              <Switch
+                key={account.id}
+                aria-label={`${t('admin.disabled')} ${account.email}`}
+                checked={account.disabled}
+                disabled={self}
+                onChange={(event) =>
+                  event.currentTarget.checked ? setDisabling(account) : change(account, { disabled: false })
+                }
+              />,
+              <Button
+                size="compact-xs"
+                variant="light"
+                aria-label={`${t('admin.usage')} ${account.email}`}
+                onClick={() => setUsageOf(account)}
+              >
+                {t('admin.usage')}
+              </Button>,
+            ];
+          })}
         />
       )}
+      <Modal
+        opened={disabling !== null}
+        onClose={() => setDisabling(null)}
+        title={t('admin.disableTitle', { email: disabling?.email ?? '' })}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
+        <Stack>
+          <Text size="sm">{t('admin.disableBody')}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" data-autofocus onClick={() => setDisabling(null)}>
+              {t('admin.cancel')}
+            </Button>
+            <Button
+              color="red"
+              onClick={() => {
+                if (disabling) change(disabling, { disabled: true });
+                setDisabling(null);
+              }}
+            >
+              {t('admin.disable')}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+      {usageOf && <UserUsageModal account={usageOf} onClose={() => setUsageOf(null)} />}
     </Stack>
   );
 }
