@@ -18,7 +18,8 @@ describe('console in the browser: API keys and credentials', () => {
   let namedKey: string;
 
   beforeAll(async () => {
-    stack = await startConsoleStack();
+    // Open sign-up: an ordinary account, signed in at once (no one becomes the operator by signing up first).
+    stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     api = stack.api;
     const client = consoleClient(api.url);
     const owner = await client.register('keys-owner@example.com');
