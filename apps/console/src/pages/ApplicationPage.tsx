@@ -10,6 +10,7 @@ import type { Application, ApplicationInput } from '../api/types';
 import { ApplicationForm, inputOf } from '../components/ApplicationForm';
 import { ApiKeysPanel } from '../components/ApiKeysPanel';
 import { CredentialsPanel } from '../components/CredentialsPanel';
+import { DataTable } from '../components/DataTable';
 import { StatusBadge } from '../components/StatusBadge';
 import { QuickStart } from '../components/QuickStart';
 import { RequestsPanel } from '../components/RequestsPanel';
