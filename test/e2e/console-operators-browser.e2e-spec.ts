@@ -72,6 +72,7 @@ describe('operators in the browser', () => {
       max_applications: 3,
       max_daily_call_limit: 2000,
       max_token_quota: null,
+      budget: null,
     });
     await operatorPage.reload();
     await expect(field('Max applications').inputValue()).resolves.toBe('3');

@@ -201,9 +201,19 @@ describe('console operators: the first operator, invitations, ceilings and disab
     await console.call('PATCH', path, operator, { ceilings: { max_daily_call_limit: 2000 } });
     const second = await console.call('PATCH', path, operator, { ceilings: { max_applications: 3 } });
     expect(second.status).toBe(200);
-    expect(second.body.ceilings).toEqual({ max_applications: 3, max_daily_call_limit: 2000, max_token_quota: 50000 });
+    expect(second.body.ceilings).toEqual({
+      max_applications: 3,
+      max_daily_call_limit: 2000,
+      max_token_quota: 50000,
+      budget: null,
+    });
     const lifted = await console.call('PATCH', path, operator, { ceilings: { max_token_quota: null } });
-    expect(lifted.body.ceilings).toEqual({ max_applications: 3, max_daily_call_limit: 2000, max_token_quota: null });
+    expect(lifted.body.ceilings).toEqual({
+      max_applications: 3,
+      max_daily_call_limit: 2000,
+      max_token_quota: null,
+      budget: null,
+    });
     const listed = await console.call('GET', '/admin/users', operator);
     expect(listed.body.data.find((user: { id: string }) => user.id === memberId).ceilings).toEqual(
       lifted.body.ceilings,
