@@ -1,4 +1,4 @@
-import { ConfigModule, loadConfig, randomBase62 } from '@gateway/common';
+import { ConfigModule, createLogger, LoggerModule, loadConfig, randomBase62 } from '@gateway/common';
 import { QueueModule } from '@gateway/queue';
 import { Test, TestingModule } from '@nestjs/testing';
 import { DbModule } from '@gateway/db';
@@ -17,7 +17,12 @@ export async function createDbTestModule(): Promise<TestingModule> {
     LOG_LEVEL: 'silent',
   });
   const module = await Test.createTestingModule({
-    imports: [ConfigModule.forRoot(config), DbModule, QueueModule.forRoot('producer')],
+    imports: [
+      ConfigModule.forRoot(config),
+      LoggerModule.forRoot(createLogger('silent', 'test')),
+      DbModule,
+      QueueModule.forRoot('producer'),
+    ],
   }).compile();
   await module.init();
   return module;
