@@ -87,7 +87,8 @@ function SignedIn({ children }: { children: ReactNode }) {
         <Loader aria-label={t('common.loading')} />
       </Center>
     );
-  if (user === null) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  // After signing in, back to this very page (a session that ended under the user included).
+  if (user === null) return <Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />;
   return <>{children}</>;
 }
 

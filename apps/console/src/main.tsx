@@ -1,7 +1,7 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './i18n';
-import { CSSVariablesResolver, MantineProvider, createTheme } from '@mantine/core';
+import { CSSVariablesResolver, MantineProvider, createTheme, localStorageColorSchemeManager } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
@@ -20,12 +20,14 @@ declare module 'react-router' {
 }
 
 // Darker shades than Mantine's defaults where text sits on them: white on indigo 8 and gray 7 on white both pass
-// WCAG AA contrast (4.5:1), which indigo 6 buttons and the default dimmed gray do not.
+// WCAG AA contrast (4.5:1), which indigo 6 buttons, the default dimmed gray and red 6 field errors do not. In dark,
+// lighter ones: the default dimmed (dark 2 on dark 7) is about 4:1.
 const theme = createTheme({ primaryColor: 'indigo', primaryShade: 8, defaultRadius: 'md' });
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
     '--mantine-primary-color-light-color': 'var(--mantine-color-indigo-9)',
     '--mantine-color-indigo-light-color': 'var(--mantine-color-indigo-9)',
     '--mantine-color-teal-light-color': 'var(--mantine-color-teal-9)',
@@ -33,14 +35,24 @@ const contrast: CSSVariablesResolver = () => ({
     '--mantine-color-gray-light-color': 'var(--mantine-color-gray-8)',
     '--mantine-color-yellow-light-color': 'var(--mantine-color-yellow-9)',
   },
-  dark: {},
+  dark: {
+    '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    '--mantine-color-error': 'var(--mantine-color-red-4)',
+  },
 });
+// Light, dark, or the system's (the default); the choice of the header's switch is kept on this browser.
+const colorSchemeManager = localStorageColorSchemeManager({ key: 'gateway.console.color-scheme' });
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element to render the console into');
 createRoot(root).render(
   <StrictMode>
-    <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={contrast}>
+    <MantineProvider
+      theme={theme}
+      defaultColorScheme="auto"
+      colorSchemeManager={colorSchemeManager}
+      cssVariablesResolver={contrast}
+    >
       <Notifications position="top-right" />
       <QueryClientProvider client={queryClient}>
         <BrowserRouter basename="/console">

@@ -1,10 +1,13 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { createContext, ReactNode, useCallback, useContext, useEffect, useState } from 'react';
-import { ApiError, get, post, rememberCsrfToken } from './api/client';
-import type { SessionUser, SignedIn, SignUpAccepted } from './api/types';
+import { get, onSessionEnded, post, rememberCsrfToken } from './api/client';
+import type { SessionState as SignedInOrOut, SessionUser, SignedIn, SignUpAccepted } from './api/types';
 
 interface SessionState {
   /** undefined while the first look-up runs; null when signed out. */
   user: SessionUser | null | undefined;
+  /** The server ended the session under the user (expired, revoked): sign-in says so. */
+  ended: boolean;
   signIn: (email: string, password: string) => Promise<void>;
   signUp: (email: string, password: string, invitation?: string) => Promise<void>;
   signOut: () => Promise<void>;
@@ -14,22 +17,46 @@ const SessionContext = createContext<SessionState | null>(null);
 
 /** Who is signed in, from the httpOnly session cookie the server set; the CSRF token comes with it. */
 export function SessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
   const [user, setUser] = useState<SessionUser | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
 
   const accept = useCallback(({ user: signedIn, csrf_token }: SignedIn) => {
     rememberCsrfToken(csrf_token);
+    setEnded(false);
     setUser(signedIn);
   }, []);
 
+  const signedOut = useCallback(() => {
+    rememberCsrfToken(null);
+    setUser(null);
+    // Nothing read under the old session is shown to the next one.
+    queryClient.clear();
+  }, [queryClient]);
+
   useEffect(() => {
-    get<SignedIn>('/auth/me').then(accept, (error) => {
-      if (!(error instanceof ApiError) || error.status !== 401) console.error(error);
-      setUser(null);
-    });
+    get<SignedInOrOut>('/auth/me').then(
+      (answer) => (answer.user ? accept(answer) : setUser(null)),
+      (error) => {
+        console.error(error);
+        setUser(null);
+      },
+    );
   }, [accept]);
+
+  // Any request refused for want of a session: signed out, and the page asks to sign in (App's <SignedIn>).
+  useEffect(
+    () =>
+      onSessionEnded(() => {
+        setEnded(true);
+        signedOut();
+      }),
+    [signedOut],
+  );
 
   const state: SessionState = {
     user,
+    ended,
     signIn: async (email, password) => accept(await post<SignedIn>('/auth/login', { email, password })),
     signUp: async (email, password, invitation) => {
       const answer = await post<SignedIn | SignUpAccepted>('/auth/register', {
@@ -42,8 +69,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     },
     signOut: async () => {
       await post('/auth/logout');
-      rememberCsrfToken(null);
-      setUser(null);
+      signedOut();
     },
   };
   return <SessionContext.Provider value={state}>{children}</SessionContext.Provider>;

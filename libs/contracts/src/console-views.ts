@@ -27,6 +27,16 @@ export const SIGNED_IN_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** `GET /console/api/auth/me` without a session: signed out is an answer, not an error. */
+export const SIGNED_OUT_SCHEMA = {
+  type: 'object',
+  properties: { user: { type: 'null' } },
+  required: ['user'],
+  additionalProperties: false,
+} as const;
+
+export const SESSION_STATE_SCHEMA = { oneOf: [SIGNED_IN_SCHEMA, SIGNED_OUT_SCHEMA] } as const;
+
 export const SIGN_UP_ACCEPTED_SCHEMA = {
   type: 'object',
   properties: { status: { const: 'accepted' }, message: STRING },
@@ -600,6 +610,7 @@ export const BUDGET_STATE_SCHEMA = {
 
 export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
 export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
+export type SessionState = FromSchema<typeof SESSION_STATE_SCHEMA>;
 export type SignUpAccepted = FromSchema<typeof SIGN_UP_ACCEPTED_SCHEMA>;
 export type ApiKeyView = FromSchema<typeof API_KEY_VIEW_SCHEMA>;
 export type ApiKeyList = FromSchema<typeof API_KEY_LIST_SCHEMA>;

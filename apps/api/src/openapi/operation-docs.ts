@@ -151,7 +151,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     public: true,
   },
   'ConsoleAuthController.logout': { tag: 'Console', summary: 'Sign out', success: { 204: '' } },
-  'ConsoleAuthController.me': { tag: 'Console', summary: 'The signed-in user', success: { 200: 'ConsoleSession' } },
+  'ConsoleAuthController.me': {
+    tag: 'Console',
+    summary: 'The signed-in user, or `{ "user": null }` when signed out',
+    success: { 200: 'ConsoleSessionState' },
+    public: true,
+  },
   'ConsoleAuditController.list': {
     tag: 'Console',
     summary: 'List audit records',

@@ -8,6 +8,16 @@ export function rememberCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+let sessionEnded: () => void = () => undefined;
+
+/**
+ * What to do when the server says the session is gone (an expired or revoked one, `401 MissingAuthorization`):
+ * decided once here for every request of every page, rather than by each page's error display.
+ */
+export function onSessionEnded(handler: () => void): void {
+  sessionEnded = handler;
+}
+
 /** An answer in the gateway's error envelope: `{ error: { code, message, param? } }`. */
 export class ApiError extends Error {
   constructor(
@@ -35,6 +45,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const error = envelopeOf(payload);
+    if (response.status === 401 && error.code === 'MissingAuthorization') sessionEnded();
     const retryAfter = Number(response.headers.get('retry-after'));
     throw new ApiError(
       response.status,

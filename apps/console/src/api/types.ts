@@ -17,6 +17,7 @@ export type {
   FailedJob,
   IssuedApiKey,
   QueueState,
+  SessionState,
   SessionUser,
   SignedIn,
   SignUpAccepted,
@@ -30,7 +31,6 @@ export type Role = 'admin' | 'user';
 export type Application = ApplicationListItem;
 export type UsagePoint = UsageSeries['data'][number];
 
-/** What the application form sends (POST and PATCH /console/api/applications). */
 /** What the application form sends: every field, in the console API's own shape (libs/contracts). */
 export type ApplicationInput = ApplicationFields;
 

@@ -14,7 +14,6 @@ import {
   Checkbox,
   Group,
   MultiSelect,
-  NumberInput,
   Select,
   SimpleGrid,
   Stack,
@@ -22,11 +21,12 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useErrorText } from '../api/use-error-text';
 import { ApiError } from '../api/client';
 import type { ApplicationInput } from '../api/types';
+import { LimitInput } from './LimitInput';
 import { useQuery } from '@tanstack/react-query';
 import { apiQuery } from '../api/queries';
 
@@ -101,6 +101,13 @@ export function ApplicationForm({
   const { t } = useTranslation();
   const explain = useErrorText();
   const [problem, setProblem] = useState<string | null>(null);
+  // A refusal of the whole form is shown beside the submit button and focused: read out, and in view on any screen.
+  const problemRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!problem) return;
+    problemRef.current?.focus();
+    problemRef.current?.scrollIntoView({ block: 'center' });
+  }, [problem]);
   const catalog = useQuery(apiQuery<{ data: { id: string; aliases: string[] }[] }>('/models'));
   const modelIds = (catalog.data?.data ?? []).flatMap((model) => [model.id, ...model.aliases]);
   const says = (field: ApplicationField, label: string) => (value: unknown) => {
@@ -154,25 +161,11 @@ export function ApplicationForm({
     }
   });
   const number = (field: NumberField, label: string, hint?: string) => (
-    <NumberInput
-      label={label}
-      description={hint}
-      min={0}
-      allowDecimal={false}
-      allowNegative={false}
-      thousandSeparator=","
-      key={form.key(field)}
-      {...form.getInputProps(field)}
-    />
+    <LimitInput label={label} description={hint} key={form.key(field)} {...form.getInputProps(field)} />
   );
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={submit} onChange={() => setProblem(null)} noValidate>
       <Stack maw={760}>
-        {problem && (
-          <Alert color="red" role="alert">
-            {problem}
-          </Alert>
-        )}
         <TextInput label={t('form.name')} required key={form.key('name')} {...form.getInputProps('name')} />
         <Textarea
           label={t('form.description')}
@@ -257,6 +250,11 @@ export function ApplicationForm({
           key={form.key('callback_url')}
           {...form.getInputProps('callback_url')}
         />
+        {problem && (
+          <Alert color="red" role="alert" ref={problemRef} tabIndex={-1}>
+            {problem}
+          </Alert>
+        )}
         <Group>
           <Button type="submit" loading={form.submitting}>
             {submitLabel}

@@ -1,4 +1,17 @@
-import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import {
+  AppShell,
+  Burger,
+  Button,
+  Group,
+  NavLink,
+  SegmentedControl,
+  Stack,
+  Text,
+  Title,
+  useMantineColorScheme,
+  VisuallyHidden,
+} from '@mantine/core';
+import { IconDeviceDesktop, IconMoon, IconSun } from '@tabler/icons-react';
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
@@ -49,7 +62,10 @@ export function Layout() {
             </Title>
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <LanguageSwitch value={i18n.language as Language} />
+            <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+              <ThemeSwitch />
+              <LanguageSwitch value={i18n.language as Language} />
+            </Group>
             <Text size="sm" visibleFrom="sm" c="dimmed">
               {user?.email}
             </Text>
@@ -73,11 +89,45 @@ export function Layout() {
             />
           ))}
         </Stack>
+        {/* On a phone the header has no room for the switches: they are in the menu. */}
+        <Stack gap="sm" mt="md" hiddenFrom="sm" align="flex-start">
+          <ThemeSwitch />
+          <LanguageSwitch value={i18n.language as Language} />
+        </Stack>
       </AppShell.Navbar>
       <AppShell.Main>
         <Outlet />
       </AppShell.Main>
     </AppShell>
+  );
+}
+
+const SCHEMES = [
+  { value: 'light', icon: IconSun },
+  { value: 'dark', icon: IconMoon },
+  { value: 'auto', icon: IconDeviceDesktop },
+] as const;
+
+/** Light, dark, or as the system says; Mantine keeps the choice in localStorage (main.tsx). */
+export function ThemeSwitch() {
+  const { t } = useTranslation();
+  const { colorScheme, setColorScheme } = useMantineColorScheme();
+  return (
+    <SegmentedControl
+      size="xs"
+      aria-label={t('theme.label')}
+      value={colorScheme}
+      onChange={(scheme) => setColorScheme(scheme)}
+      data={SCHEMES.map(({ value, icon: Icon }) => ({
+        value,
+        label: (
+          <>
+            <Icon size={14} aria-hidden style={{ display: 'block' }} />
+            <VisuallyHidden>{t(`theme.${value}`)}</VisuallyHidden>
+          </>
+        ),
+      }))}
+    />
   );
 }
 

@@ -6,6 +6,7 @@ import { apiQuery, usePagedQuery } from '../api/queries';
 import type { BillingRecordView, UsageSeries } from '../api/types';
 import { BudgetMeter } from './BudgetMeter';
 import { DataTable } from './DataTable';
+import { formatTime } from './dates';
 import { RequestStatus } from './RequestStatus';
 import { useDayRange } from './usage/day-range';
 import { DayRangePicker } from './usage/DayRangePicker';
@@ -14,7 +15,7 @@ import { UsageTable } from './usage/UsageTable';
 
 /** One application's usage: presets and dates, charts for what it may call, totals per model, per-image billing. */
 export default function UsagePanel({ appId }: { appId: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const range = useDayRange();
   const usage = useQuery({
     ...apiQuery<UsageSeries>(`/applications/${appId}/usage?${range.query}`),
@@ -83,7 +84,7 @@ export default function UsagePanel({ appId }: { appId: string }) {
             record.model,
             record.image_index,
             `${record.unit_price} ${record.currency}`,
-            new Date(record.created_at).toLocaleString(i18n.language),
+            formatTime(record.created_at),
           ])}
         />
       )}

@@ -7,6 +7,7 @@ import type { WebhookDeliveryOutcome } from '@gateway/contracts';
 import type { WebhookDeliveryView } from '../api/types';
 import { usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
+import { formatTime } from './dates';
 import { RequestStatus } from './RequestStatus';
 
 // Dark shades: white badge text on them passes WCAG AA contrast (Mantine's darkest orange does not, hence the hex).
@@ -20,7 +21,7 @@ const OUTCOME_COLORS: Record<WebhookDeliveryOutcome, string> = {
 
 /** The application's webhook delivery attempts, newest first, each task's webhook redeliverable. */
 export function WebhooksPanel({ appId }: { appId: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const showFailure = useFailureToast();
   const { records, hasNextPage, fetchNextPage, isFetchingNextPage, error, data } = usePagedQuery<WebhookDeliveryView>(
     `/applications/${appId}/webhooks`,
@@ -53,7 +54,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
           '',
         ]}
         rows={records.map((delivery) => [
-          new Date(delivery.created_at).toLocaleString(i18n.language),
+          formatTime(delivery.created_at),
           delivery.event,
           delivery.task_id,
           <Text size="sm" style={{ wordBreak: 'break-all' }}>
@@ -66,7 +67,7 @@ export function WebhooksPanel({ appId }: { appId: string }) {
             {t(`webhooks.outcomes.${delivery.outcome}`)}
           </Badge>,
           deliveryReason(delivery),
-          delivery.next_attempt_at ? new Date(delivery.next_attempt_at).toLocaleString(i18n.language) : '—',
+          formatTime(delivery.next_attempt_at),
           delivery.duration_ms !== undefined ? `${delivery.duration_ms} ms` : '—',
           <Button size="compact-xs" variant="light" onClick={() => void redeliver(delivery)}>
             {t('webhooks.redeliver')}

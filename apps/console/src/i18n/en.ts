@@ -2,6 +2,7 @@
 export const en = {
   brand: 'Model Gateway',
   language: { label: 'Language', en: 'English', zh: '简体中文' },
+  theme: { label: 'Colour scheme', light: 'Light', dark: 'Dark', auto: 'System' },
   nav: {
     applications: 'Applications',
     dashboard: 'Dashboard',
@@ -90,6 +91,7 @@ export const en = {
     tooLong: '{{field}} must be at most {{max}} characters',
     notWholeNumber: '{{field}} must be a whole number',
     negative: '{{field}} must be 0 or more',
+    belowMin: '{{field}} must be {{min}} or more',
     tooLarge: '{{field}} must be at most {{max}}',
     notOneOf: '{{field}} must be one of: {{allowed}}',
     notList: '{{field}} must be a list',
@@ -443,7 +445,12 @@ export const en = {
     NotReady: 'The gateway is starting or reconnecting; try again shortly.',
     InternalError: 'The gateway failed to answer; try again.',
   },
-  errors: { generic: 'Something went wrong: {{message}}', notFound: 'This page does not exist.' },
+  errors: {
+    generic: 'Something went wrong: {{message}}',
+    notFound: 'This page does not exist.',
+    fieldRefused: '{{field}}: this value was refused.',
+    withReason: '{{summary}} Reason: {{reason}}',
+  },
   common: { loading: 'Loading…', save: 'Save', yes: 'Yes', no: 'No', close: 'Close' },
 };
 

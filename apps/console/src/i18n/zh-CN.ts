@@ -6,6 +6,7 @@ type Translation<T> = { [K in keyof T]: T[K] extends string ? string : Translati
 export const zhCN: Translation<Messages> = {
   brand: '模型网关',
   language: { label: '语言', en: 'English', zh: '简体中文' },
+  theme: { label: '配色', light: '浅色', dark: '深色', auto: '跟随系统' },
   nav: {
     applications: '应用',
     dashboard: '总览',
@@ -93,6 +94,7 @@ export const zhCN: Translation<Messages> = {
     tooLong: '{{field}} 最多 {{max}} 个字符',
     notWholeNumber: '{{field}} 必须是整数',
     negative: '{{field}} 不能小于 0',
+    belowMin: '{{field}} 不能小于 {{min}}',
     tooLarge: '{{field}} 不能大于 {{max}}',
     notOneOf: '{{field}} 必须是以下之一：{{allowed}}',
     notList: '{{field}} 必须是列表',
@@ -430,6 +432,11 @@ export const zhCN: Translation<Messages> = {
     NotReady: '网关正在启动或重新连接，请稍后重试。',
     InternalError: '网关未能应答，请重试。',
   },
-  errors: { generic: '出错了：{{message}}', notFound: '页面不存在。' },
+  errors: {
+    generic: '出错了：{{message}}',
+    notFound: '页面不存在。',
+    fieldRefused: '“{{field}}”的值被拒绝。',
+    withReason: '{{summary}}原因：{{reason}}',
+  },
   common: { loading: '加载中…', save: '保存', yes: '是', no: '否', close: '关闭' },
 };

@@ -2,6 +2,7 @@ import { Button, Code, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { usePagedQuery } from '../api/queries';
 import { DataTable } from '../components/DataTable';
+import { formatTime } from '../components/dates';
 import { RequestStatus } from '../components/RequestStatus';
 import type { AuditRecordView } from '../api/types';
 
@@ -15,7 +16,7 @@ function shown(value: unknown): string {
 
 /** The access changes and sign-ins of the log, newest first: an owner's applications, or everyone's for an operator. */
 export default function AuditPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { records, hasNextPage, fetchNextPage, isFetchingNextPage, error, data } =
     usePagedQuery<AuditRecordView>('/audit');
   const answered = data !== undefined;
@@ -37,7 +38,7 @@ export default function AuditPage() {
             t('audit.changes'),
           ]}
           rows={records.map((record) => [
-            new Date(record.created_at).toLocaleString(i18n.language),
+            formatTime(record.created_at),
             <Code>{record.action}</Code>,
             record.actor.email ?? t('audit.cli'),
             <Text size="sm" ff="monospace">

@@ -58,7 +58,7 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
 
 export function SignInPage() {
   const { t } = useTranslation();
-  const { signIn } = useSession();
+  const { signIn, ended } = useSession();
   const navigate = useNavigate();
   const location = useLocation();
   const form = useCredentialsForm();
@@ -72,6 +72,7 @@ export function SignInPage() {
       form={form}
       send={send}
       submitLabel={t('auth.signIn')}
+      notice={ended ? t('serverErrors.MissingAuthorization') : undefined}
       footer={
         <Anchor component={Link} to="/sign-up" size="sm">
           {t('auth.toSignUp')}
@@ -130,6 +131,7 @@ function CredentialsPage({
   form,
   send,
   submitLabel,
+  notice,
   footer,
   children,
 }: {
@@ -137,6 +139,8 @@ function CredentialsPage({
   form: ReturnType<typeof useCredentialsForm>;
   send: (values: Credentials) => Promise<void>;
   submitLabel: string;
+  /** Why the user is here (their session ended), above the form. */
+  notice?: string;
   footer: React.ReactNode;
   children: React.ReactNode;
 }) {
@@ -153,8 +157,14 @@ function CredentialsPage({
   });
   return (
     <AuthFrame title={title}>
-      <form onSubmit={submit} noValidate>
+      {/* A refusal answers what was sent: once the user edits the form, it no longer applies. */}
+      <form onSubmit={submit} onChange={() => setProblem(null)} noValidate>
         <Stack>
+          {notice && !problem && (
+            <Alert color="indigo" role="status">
+              {notice}
+            </Alert>
+          )}
           {problem && (
             <Alert color="red" role="alert">
               {problem}

@@ -2,7 +2,9 @@ import { Stack, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { post } from '../api/client';
+import { keyOf } from '../api/queries';
 import type { Application, ApplicationInput, Credentials } from '../api/types';
 import { ApplicationForm, EMPTY_APPLICATION } from '../components/ApplicationForm';
 import { SecretsModal } from '../components/SecretsModal';
@@ -11,14 +13,19 @@ export default function NewApplicationPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [created, setCreated] = useState<(Application & { credentials: Credentials }) | null>(null);
-  const create = async (input: ApplicationInput) => {
-    setCreated(
-      await post<Application & { credentials: Credentials }>('/applications', {
+  const queryClient = useQueryClient();
+  const creating = useMutation({
+    mutationFn: (input: ApplicationInput) =>
+      post<Application & { credentials: Credentials }>('/applications', {
         ...input,
         callback_url: input.callback_url || undefined,
       }),
-    );
-  };
+    onSuccess: (application) => {
+      setCreated(application);
+      void queryClient.invalidateQueries({ queryKey: keyOf('/applications') });
+    },
+  });
+  const create = async (input: ApplicationInput) => void (await creating.mutateAsync(input));
   return (
     <Stack>
       <Title order={2}>{t('form.createTitle')}</Title>

@@ -8,7 +8,6 @@ import {
 } from '@gateway/tenancy';
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentSession } from './console-session.decorator';
 import { ConsoleSessionGuard, SESSION_COOKIE } from './console-session.guard';
 import { RegisterDto, SignInDto } from './credentials.dto';
 
@@ -62,10 +61,11 @@ export class ConsoleAuthController {
     reply.clearCookie(SESSION_COOKIE, { path: '/console' });
   }
 
+  /** Who is signed in; signed out is a normal answer (`{ user: null }`), not a 401 every signed-out page would log. */
   @Get('me')
-  @UseGuards(ConsoleSessionGuard)
-  me(@CurrentSession() session: ConsoleSession) {
-    return { user: presentSession(session), csrf_token: session.csrfToken };
+  async me(@Req() request: FastifyRequest) {
+    const session = await this.sessions.find(request.cookies?.[SESSION_COOKIE]);
+    return session ? { user: presentSession(session), csrf_token: session.csrfToken } : { user: null };
   }
 
   private signedIn(reply: FastifyReply, token: string, session: ConsoleSession) {

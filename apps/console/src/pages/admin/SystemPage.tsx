@@ -6,12 +6,13 @@ import { get, post } from '../../api/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { keyOf } from '../../api/queries';
 import { DataTable } from '../../components/DataTable';
+import { formatTime } from '../../components/dates';
 import { RequestStatus } from '../../components/RequestStatus';
 import type { FailedJob, QueueState } from '../../api/types';
 
 /** The queues as BullMQ counts them, the workers connected to each, and recent failed jobs to retry. */
 export default function SystemPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const showFailure = useFailureToast();
   // One look-up of the queues: their counts, then the failed jobs of each.
   const queryClient = useQueryClient();
@@ -76,7 +77,7 @@ export default function SystemPage() {
             <Text size="sm" lineClamp={2}>
               {job.reason}
             </Text>,
-            job.failed_at ? new Date(job.failed_at).toLocaleString(i18n.language) : '—',
+            formatTime(job.failed_at),
             // A client error would be refused again: no Retry is offered for it.
             job.retryable ? (
               <Button size="compact-xs" variant="light" onClick={() => retrying.mutate(job)}>
