@@ -187,7 +187,6 @@ describe('console foundation in the browser', () => {
       await inspectFits(page, `foundation-dark-application-${tab}`);
     }
     for (const [link, heading] of [
-      ['Models', 'Model catalog'],
       ['Users', 'Users'],
       ['System', 'System'],
       ['Audit log', 'Audit log'],
