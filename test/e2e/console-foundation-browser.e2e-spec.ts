@@ -1,3 +1,4 @@
+import { OperatorSetup } from '@gateway/tenancy';
 import path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { ConsoleStack, inspect, PASSWORD, SCREENS, SHOTS, startConsoleStack } from '../helpers/browser';
@@ -30,8 +31,11 @@ describe('console foundation in the browser', () => {
     return errors;
   }
 
-  async function signUp(page: Page, email: string) {
-    await page.goto('/console/sign-up');
+  /** Signs up on the one-time operator setup link (npm start prints one), or on the open sign-up. */
+  async function signUp(page: Page, email: string, as: 'operator' | 'user' = 'user') {
+    const setup =
+      as === 'operator' ? (await stack.api.app.get(OperatorSetup).issueLink(stack.api.url)).link : undefined;
+    await page.goto(setup ? setup.replace(stack.api.url, '') : '/console/sign-up');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -66,7 +70,7 @@ describe('console foundation in the browser', () => {
   });
 
   it('clears a sign-up refusal once the user edits the form', async () => {
-    await signUp(operatorPage, 'owner@example.com');
+    await signUp(operatorPage, 'owner@example.com', 'operator');
     const visitor = await stack.newContext();
     const page = await visitor.newPage();
     await page.goto('/console/sign-up');
@@ -180,26 +184,32 @@ describe('console foundation in the browser', () => {
     await page.goto('/console/applications');
     await page.getByRole('link', { name: 'Dark' }).waitFor();
     await inspectFits(page, 'foundation-dark-applications');
-    for (const tab of ['credentials', 'quick-start', 'usage', 'webhooks', 'settings']) {
+    for (const tab of ['credentials', 'quick-start', 'usage', 'requests', 'webhooks', 'playground', 'settings']) {
       await page.goto(`/console/applications/${id}/${tab}`);
       await page.getByRole('tabpanel').first().waitFor();
       await page.getByLabel('Loading…').waitFor({ state: 'detached' });
       await inspectFits(page, `foundation-dark-application-${tab}`);
     }
-    for (const [link, heading] of [
-      ['Users', 'Users'],
-      ['System', 'System'],
-      ['Audit log', 'Audit log'],
-    ]) {
-      await page.getByRole('link', { name: link, exact: true }).click();
-      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    for (const [path, heading] of [
+      ['/dashboard', 'Dashboard'],
+      ['/models', 'Model catalog'],
+      ['/requests', 'Requests'],
+      ['/audit', 'Audit log'],
+      ['/admin/users', 'Users'],
+      ['/admin/applications', undefined],
+      ['/admin/system', 'System'],
+    ] as const) {
+      await page.goto(`/console${path}`);
+      await (
+        heading ? page.getByRole('heading', { name: heading, exact: true }) : page.getByRole('heading').first()
+      ).waitFor();
       await page.getByLabel('Loading…').waitFor({ state: 'detached' });
-      await inspectFits(page, `foundation-dark-${link.toLowerCase().replace(' ', '-')}`);
+      await inspectFits(page, `foundation-dark-${path.slice(1).replace('/', '-')}`);
     }
     // Chosen light in the header: kept over the system's dark after a reload.
     await page.getByRole('radio', { name: 'Light' }).dispatchEvent('click');
     await page.reload();
-    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByRole('heading', { name: 'System' }).waitFor();
     await expect(page.locator('html').getAttribute('data-mantine-color-scheme')).resolves.toBe('light');
     await page.screenshot({ path: path.join(SHOTS, 'foundation-light-chosen.png') });
     await dark.close();

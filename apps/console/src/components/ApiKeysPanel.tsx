@@ -12,12 +12,13 @@ import { DataTable } from './DataTable';
 import { notify } from './notify';
 import { RequestStatus } from './RequestStatus';
 import { SecretsModal } from './SecretsModal';
+import { formatTime } from './dates';
 
 const EXPIRY_DAYS = ['never', '7', '30', '90', '365'] as const;
 
 /** The application's API keys by name: create one (shown once), see when each was last used, revoke one. */
 export function ApiKeysPanel({ app }: { app: Application }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const showFailure = useFailureToast();
   const path = `/applications/${app.id}/keys`;
@@ -53,8 +54,7 @@ export function ApiKeysPanel({ app }: { app: Application }) {
     },
     onError: showFailure,
   });
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
-  const when = (iso: string | null, none: string) => (iso ? date.format(new Date(iso)) : none);
+  const when = (iso: string | null, none: string) => (iso ? formatTime(iso) : none);
   const nameProblem = touched ? apiKeyNameProblem(name) : null;
   const active = app.status === 'active';
   return (
@@ -79,7 +79,7 @@ export function ApiKeysPanel({ app }: { app: Application }) {
             // The prefix ends with its own ellipsis.
             <Code data-testid="key-prefix">{key.prefix}</Code>,
             t(`keys.status.${key.status}`),
-            date.format(new Date(key.created_at)),
+            formatTime(key.created_at),
             when(key.last_used_at, t('keys.neverUsed')),
             when(key.expires_at, t('detail.never')),
             key.status === 'active' ? (

@@ -3,17 +3,17 @@ import { Progress, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { apiQuery } from '../api/queries';
+import { formatTime } from './dates';
 
 /**
  * Spent / budget for the application's budget and its owner's, in their current UTC day or month. The amounts are
  * the exact decimals the API sent; they become numbers only to draw the bar.
  */
 export function BudgetMeter({ appId }: { appId: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const state = useQuery(apiQuery<BudgetState>(`/applications/${appId}/budget`));
   if (!state.data || state.data.data.length === 0) return null;
   const { currency } = state.data;
-  const when = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   return (
     <Stack gap="xs" data-testid="budget-meter">
       <Title order={3} size="h4">
@@ -35,7 +35,7 @@ export function BudgetMeter({ appId }: { appId: string }) {
             <Text size="sm">
               {t('budget.spentOf', { spent: budget.spent, amount: budget.amount, currency })}
               {' · '}
-              {t('budget.resets', { at: when.format(new Date(budget.resets_at)) })}
+              {t('budget.resets', { at: formatTime(budget.resets_at) })}
             </Text>
           </Stack>
         );

@@ -7,6 +7,7 @@ import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contra
 import { apiQuery, usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
+import { formatTime } from './dates';
 
 /** Refusals are read again this often, so a refused call shows within a few seconds without a reload. */
 const REFUSALS_REFRESH_MS = 2_000;
@@ -89,7 +90,7 @@ export function RequestsPanel({ appId }: { appId?: string }) {
 }
 
 function RefusedTable({ calls, showApp }: { calls: RefusedCallView[]; showApp: boolean }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   if (calls.length === 0) return <Text c="dimmed">{t('requests.noneRefused')}</Text>;
   return (
     <DataTable
@@ -106,7 +107,7 @@ function RefusedTable({ calls, showApp }: { calls: RefusedCallView[]; showApp: b
         t('requests.latency'),
       ]}
       rows={calls.map((call) => [
-        new Date(call.at).toLocaleString(i18n.language),
+        formatTime(call.at),
         ...(showApp ? [call.app_id] : []),
         <Badge variant="filled" color="red.9">
           {call.status}
@@ -125,7 +126,7 @@ function RefusedTable({ calls, showApp }: { calls: RefusedCallView[]; showApp: b
 }
 
 function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   if (tasks.length === 0) return <Text c="dimmed">{t('requests.noneTasks')}</Text>;
   return (
     <DataTable
@@ -145,7 +146,7 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
       rows={tasks.map((task) => {
         const usage = task.usage as { prompt_tokens?: number; completion_tokens?: number; images?: number } | null;
         return [
-          new Date(task.created_at).toLocaleString(i18n.language),
+          formatTime(task.created_at),
           task.id,
           task.endpoint,
           task.model,

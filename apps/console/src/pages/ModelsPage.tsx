@@ -1,4 +1,15 @@
-import { ActionIcon, Badge, CopyButton, Group, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Badge,
+  CopyButton,
+  Group,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+  useComputedColorScheme,
+} from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -43,6 +54,9 @@ const LIMIT_KEYS = [
 /** The catalog of config/models.yaml for people: prices, where each model runs, what it accepts, its limits. */
 export default function ModelsPage() {
   const { t, i18n } = useTranslation();
+  // Badge text dark on a light tint, or light on dark with an outline: both pass WCAG AA.
+  const dark = useComputedColorScheme('light') === 'dark';
+  const shade = dark ? 3 : 9;
   const { data, error } = useQuery(apiQuery<CatalogModelList>('/models'));
   const [search, setSearch] = useState('');
   const rows = useMemo(() => rowsOf(data?.data ?? [], search), [data, search]);
@@ -77,14 +91,14 @@ export default function ModelsPage() {
               aria-label={`${t('models.copyId')} ${row.id}`}
               color={copied ? 'teal.8' : 'gray.7'}
             >
-              {copied ? '✓' : '⧉'}
+              <CopyGlyph copied={copied} />
             </ActionIcon>
           </Tooltip>
         )}
       </CopyButton>
       {row.aliasOf && <Badge variant="light">{t('models.aliasOf', { id: row.aliasOf })}</Badge>}
       {!row.aliasOf && row.model.family && row.model.family !== row.model.id && (
-        <Badge variant="outline" color="gray.8">
+        <Badge variant="outline" color={`gray.${shade}`}>
           {t('models.snapshotOf', { family: row.model.family })}
         </Badge>
       )}
@@ -104,7 +118,11 @@ export default function ModelsPage() {
     ) : (
       <Group gap={4}>
         {model.runs_on.map((where) => (
-          <Badge key={where} variant="light" color={where === 'local' ? 'teal.9' : 'indigo.9'}>
+          <Badge
+            key={where}
+            variant={dark ? 'outline' : 'light'}
+            color={where === 'local' ? `teal.${shade}` : `indigo.${shade}`}
+          >
             {where === 'local' ? (model.free ? t('models.localFree') : t('models.local')) : t('models.upstream')}
           </Badge>
         ))}
@@ -178,5 +196,23 @@ export default function ModelsPage() {
         </>
       )}
     </Stack>
+  );
+}
+
+/**
+ * The copy icon drawn as SVG: a font's "⧉" is missing on many systems (a box instead), and a tick once copied.
+ */
+function CopyGlyph({ copied }: { copied: boolean }) {
+  return (
+    <svg width="14" height="14" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden>
+      {copied ? (
+        <path d="M3 8.5l3 3 7-7" />
+      ) : (
+        <>
+          <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+          <path d="M10.5 3.5v-1a1 1 0 0 0-1-1h-7a1 1 0 0 0-1 1v7a1 1 0 0 0 1 1h1" />
+        </>
+      )}
+    </svg>
   );
 }

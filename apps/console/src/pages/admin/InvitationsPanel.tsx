@@ -8,13 +8,14 @@ import { apiQuery, keyOf } from '../../api/queries';
 import { useFailureToast } from '../../api/use-error-text';
 import { DataTable } from '../../components/DataTable';
 import { notify } from '../../components/notify';
+import { formatTime } from '../../components/dates';
 
 /** How long a new invitation stays valid, in hours (the API takes 1 to 720). */
 const EXPIRIES = [1, 24, 72, 168, 720];
 
 /** The sign-up policy (CONSOLE_SIGNUP) and what it means; invitations created with a chosen expiry, listed, revoked. */
 export function InvitationsPanel() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const showFailure = useFailureToast();
   const queryClient = useQueryClient();
   const policy = useQuery(apiQuery<SignupPolicy>('/admin/signup-policy'));
@@ -43,7 +44,6 @@ export function InvitationsPanel() {
     },
     onError: showFailure,
   });
-  const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   const expiryLabel = (h: number) => (h < 48 ? t('admin.hours', { count: h }) : t('admin.days', { count: h / 24 }));
   return (
     <Paper withBorder p="md">
@@ -103,7 +103,7 @@ export function InvitationsPanel() {
               invitation.role === 'admin' ? t('admin.operatorSetup') : t('admin.accountInvitation'),
               invitation.email ?? t('admin.anyEmail'),
               <Group gap={6} wrap="nowrap">
-                <Text size="sm">{date.format(new Date(invitation.expires_at))}</Text>
+                <Text size="sm">{formatTime(invitation.expires_at)}</Text>
                 {invitation.expired && (
                   <Badge variant="light" color="gray.8">
                     {t('admin.expired')}
@@ -114,7 +114,7 @@ export function InvitationsPanel() {
                 size="compact-xs"
                 variant="light"
                 color="red"
-                aria-label={`${t('admin.revoke')} ${invitation.email ?? t('admin.anyEmail')} ${date.format(new Date(invitation.expires_at))}`}
+                aria-label={`${t('admin.revoke')} ${invitation.email ?? t('admin.anyEmail')} ${formatTime(invitation.expires_at)}`}
                 onClick={() => revoking.mutate(invitation.id)}
               >
                 {t('admin.revoke')}
