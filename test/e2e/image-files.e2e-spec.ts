@@ -28,7 +28,7 @@ describe('GET /v1/files/{id}', () => {
   let connection: Connection;
 
   beforeAll(async () => {
-    const env = testEnv({ IMAGE_URL_TTL: 3, MAINTENANCE_INTERVAL_MS: 1000, IMAGE_INLINE_INPUT_BYTES: 1024 });
+    const env = testEnv({ IMAGE_URL_TTL: 8, MAINTENANCE_INTERVAL_MS: 1000, IMAGE_INLINE_INPUT_BYTES: 1024 });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey } = await createApplication(api));
     store = api.app.get(ImageStore);
@@ -78,7 +78,7 @@ describe('GET /v1/files/{id}', () => {
     const url = await generate();
     const fileId = decodeURIComponent(url.pathname.split('/').pop()!);
     expect(await store.openImage(fileId)).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 3200));
+    await new Promise((resolve) => setTimeout(resolve, 8200));
     const expired = await download(url.href);
     expect(expired.status).toBe(410);
     expect(expired.body.error.code).toBe('UrlExpired');
