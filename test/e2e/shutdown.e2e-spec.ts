@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EnvSource, FORCED_SHUTDOWN_EXIT_CODE } from '@gateway/common';
@@ -159,6 +160,22 @@ describe('shutdown of a gateway process', () => {
       expect(answer).toMatchObject({ status: 504 });
       expect((answer as { headers: Headers }).headers.get('x-task-id')).toMatch(/^task_/);
     });
+  });
+
+  it('exits 0 on SIGTERM while a client holds a connection that never sent a request', async () => {
+    // Node would wait for its headers (headersTimeout, 60 s), past SHUTDOWN_TIMEOUT_MS: a forced exit.
+    const api = await startProcess('api', testEnv({ SHUTDOWN_TIMEOUT_MS }));
+    const spare = connect(Number(new URL(api.url).port), '127.0.0.1');
+    const cut = new Promise((resolve) => spare.once('close', resolve));
+    try {
+      await new Promise((resolve) => spare.once('connect', resolve));
+      const { code } = await terminate(api, SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS);
+      expect(code).toBe(0);
+      await cut;
+    } finally {
+      spare.destroy();
+      api.child.kill('SIGKILL');
+    }
   });
 
   it('lets a worker finish its active job on SIGTERM, answer the caller, and exit 0', async () => {

@@ -13,6 +13,7 @@ import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
 import { installApiAuthHook } from './http/api-auth-hook';
 import { installRefusalLog } from './http/refusal-log-hook';
+import { closeUnusedConnectionsOnClose } from './http/unused-connections';
 import { createValidationPipe } from './http/validation';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
@@ -36,6 +37,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     route.bodyLimit = routeBodyLimit(route.url, config) ?? route.bodyLimit;
   });
   installJsonParser(adapter.getInstance(), config.BODY_TIMEOUT_MS);
+  closeUnusedConnectionsOnClose(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),
     // json-parser.ts is the only body parser; it keeps the raw bytes for signed requests.

@@ -114,9 +114,16 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
     this.take(taskId)?.reject(error);
   }
 
-  /** Stops waiting without answering (the caller left). Returns the queue of the task, if it was waited for. */
+  /**
+   * Stops waiting because the caller left, ending the wait `ClientClosedRequest` so its request finishes: a request
+   * left pending would hold its socket, and the server's close, forever. Returns the queue of the task, if waited for.
+   */
   drop(taskId: string): TaskQueueName | undefined {
-    return this.take(taskId)?.queue;
+    const waiter = this.take(taskId);
+    waiter?.reject(
+      new GatewayError('ClientClosedRequest', 'the client disconnected', { details: { task_id: taskId } }),
+    );
+    return waiter?.queue;
   }
 
   private onReply(message: string): void {

@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   QuotaExceeded: { status: 429, type: 'rate_limit_error' },
   BudgetExceeded: { status: 429, type: 'rate_limit_error' },
   HeadersTooLarge: { status: 431, type: 'invalid_request_error' },
+  /** Ends a held request whose caller disconnected: nobody reads it, and it is no server error (5xx). */
+  ClientClosedRequest: { status: 499, type: 'invalid_request_error' },
   InternalError: { status: 500, type: 'api_error' },
   UpstreamError: { status: 500, type: 'api_error' },
   NotReady: { status: 503, type: 'api_error' },

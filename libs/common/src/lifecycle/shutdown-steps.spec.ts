@@ -25,11 +25,13 @@ class ClosingLast implements OnApplicationShutdown {
 class AppModule {}
 
 let answerHeld: () => void = () => undefined;
+let heldEntered: () => void = () => undefined;
 
 @Controller()
 class HoldingController {
   @Get('held')
   held(): Promise<string> {
+    heldEntered();
     return new Promise((resolve) => (answerHeld = () => resolve('done')));
   }
 }
@@ -61,8 +63,10 @@ describe('watchShutdownSteps', () => {
     const stillClosing = watchShutdownSteps(app);
     // Without keep-alive: a connection left open after its answer would hold the server too.
     const url = `${await app.getUrl()}/held`;
+    const entered = new Promise<void>((resolve) => (heldEntered = resolve));
     const request = new Promise((resolve) => get(url, { agent: false }, (res) => res.resume().on('end', resolve)));
-    await nextTurn();
+    // On a loaded machine the request can take longer than a turn to reach the handler.
+    await entered;
 
     const closed = app.close();
     await nextTurn();
