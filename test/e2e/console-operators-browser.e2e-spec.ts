@@ -76,7 +76,8 @@ describe('operators in the browser', () => {
     });
     await operatorPage.reload();
     await expect(field('Max applications').inputValue()).resolves.toBe('3');
-    await expect(field('Max daily limit').inputValue()).resolves.toBe('2000');
+    // Shown as the application form shows a limit, with a thousands separator.
+    await expect(field('Max daily limit').inputValue()).resolves.toBe('2,000');
     await inspect(operatorPage, 'operator-users');
   });
 

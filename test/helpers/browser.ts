@@ -158,7 +158,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
 
 /** Presses Tab until `target` has the focus, as a keyboard user reaches it. */
 export async function tabTo(page: Page, target: Locator): Promise<void> {
-  for (let press = 0; press < 30; press++) {
+  for (let press = 0; press < 60; press++) {
     await page.keyboard.press('Tab');
     if (await target.evaluate((element) => element === document.activeElement)) return;
   }

@@ -1,10 +1,10 @@
-import { NumberInput } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LimitInput, limitProblem } from '../../components/LimitInput';
 
 /**
- * One ceiling of one account, saved when the field is left. A negative number is refused on the field, never
- * changed: the field keeps the minus the operator typed. Empty means no ceiling (null lifts it).
+ * One ceiling of one account, saved when the field is left: the application form's limit field, so a minus sign or
+ * a fraction stays on screen with an error and is never saved. Empty means no ceiling (null lifts it).
  */
 export function CeilingInput({
   label,
@@ -16,28 +16,27 @@ export function CeilingInput({
   onSave: (value: number | null) => void;
 }) {
   const { t } = useTranslation();
-  const [text, setText] = useState(value === null ? '' : String(value));
-  const [error, setError] = useState<string | null>(null);
+  const [text, setText] = useState<number | string>(value ?? '');
+  const problem = limitProblem(text);
   const leave = () => {
-    const typed = text.trim();
-    if (typed !== '' && !/^\d+$/.test(typed)) return setError(t('admin.notNegative'));
-    setError(null);
+    if (problem) return;
+    const typed = String(text).replace(/,/g, '').trim();
     const next = typed === '' ? null : Number(typed);
     if (next !== value) onSave(next);
   };
   return (
-    <NumberInput
+    <LimitInput
       aria-label={label}
       size="xs"
       w={150}
-      allowDecimal={false}
-      placeholder={t('apps.unlimited')}
+      unlimitedWhenEmpty
       value={text}
-      error={error}
+      // A negative ceiling is refused in the words that say what empty means here.
+      error={problem?.rule === 'belowMin' ? t('admin.notNegative') : undefined}
       // The default error red is too light on white for WCAG AA: the message is darker, the typed value stays plain.
       errorProps={{ c: 'red.9' }}
       styles={{ input: { color: 'var(--mantine-color-text)' } }}
-      onChange={(next) => setText(String(next))}
+      onChange={setText}
       onBlur={leave}
     />
   );

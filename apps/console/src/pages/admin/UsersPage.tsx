@@ -4,12 +4,13 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { patch } from '../../api/client';
 import { apiQuery, keyOf } from '../../api/queries';
-import type { AccountView } from '../../api/types';
+import type { AccountView, CatalogModelList } from '../../api/types';
 import { useFailureToast } from '../../api/use-error-text';
 import { DataTable } from '../../components/DataTable';
 import { notify } from '../../components/notify';
 import { RequestStatus } from '../../components/RequestStatus';
 import { useSession } from '../../session';
+import { BudgetCeilingInput } from './BudgetCeilingInput';
 import { CeilingInput } from './CeilingInput';
 import { InvitationsPanel } from './InvitationsPanel';
 import { UserUsageModal } from './UserUsageModal';
@@ -23,8 +24,8 @@ const CEILINGS = [
 ] as const;
 
 /**
- * Every account: its role, its ceilings (each saved alone, the others kept), disable or enable it (after a
- * confirmation), its usage; and the sign-up policy with the invitations.
+ * Every account: its role, its ceilings and money budget (each saved alone, the others kept), disable or enable it
+ * (after a confirmation), its usage; and the sign-up policy with the invitations.
  */
 export default function UsersPage() {
   const { t } = useTranslation();
@@ -32,6 +33,8 @@ export default function UsersPage() {
   const showFailure = useFailureToast();
   const queryClient = useQueryClient();
   const { data, error } = useQuery(apiQuery<{ data: Account[] }>('/admin/users'));
+  // Budgets are amounts of the catalog's currency (the Models page reads the same, cached, query).
+  const currency = useQuery(apiQuery<CatalogModelList>('/models')).data?.currency;
   const [disabling, setDisabling] = useState<Account | null>(null);
   const [usageOf, setUsageOf] = useState<Account | null>(null);
   const changing = useMutation({
@@ -54,12 +57,13 @@ export default function UsersPage() {
       <RequestStatus error={error} answered={data !== undefined && data !== null} />
       {data && (
         <DataTable
-          minWidth={1100}
+          minWidth={1340}
           head={[
             t('admin.email'),
             t('admin.role'),
             t('nav.applications'),
             ...CEILINGS.map(([, label]) => t(label)),
+            currency ? `${t('admin.budget')} (${currency})` : t('admin.budget'),
             t('admin.disabled'),
             t('admin.usage'),
           ]}
@@ -98,6 +102,12 @@ export default function UsersPage() {
                   onSave={(value) => change(account, { ceilings: { [field]: value } })}
                 />
               )),
+              <BudgetCeilingInput
+                key={`${account.id}:budget:${account.ceilings.budget?.amount ?? ''}:${account.ceilings.budget?.period ?? ''}`}
+                email={account.email}
+                value={account.ceilings.budget}
+                onSave={(budget) => change(account, { ceilings: budget })}
+              />,
               <Switch
                 key={account.id}
                 aria-label={`${t('admin.disabled')} ${account.email}`}
