@@ -5,6 +5,7 @@ export * from './api-keys/api-key.schema';
 export * from './api-keys/api-keys.repository';
 export * from './tasks/task.schema';
 export * from './tasks/tasks.repository';
+export * from './tasks/task-filters';
 export * from './tasks/filed-record';
 export * from './usage-daily/usage-daily.schema';
 export * from './usage-daily/usage-daily.repository';

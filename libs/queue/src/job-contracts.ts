@@ -82,6 +82,9 @@ export interface TaskEnvelope {
   /** The application has a callback URL: the worker enqueues a webhook once the task is final. */
   notify?: boolean;
   createdAt: number;
+  /** The API key that called (`signature` for a signed request), and whether it asked for `X-Async: enable`: kept on the task record, which the console filters by. */
+  keyId?: string;
+  async?: boolean;
 }
 
 export interface EmbeddingsJob extends TaskEnvelope {

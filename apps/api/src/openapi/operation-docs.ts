@@ -60,6 +60,53 @@ const REFUSAL_PAGING: QueryParameter[] = [
   },
 ];
 
+const MODEL_FILTER: QueryParameter = {
+  name: 'model',
+  description: 'Only calls to this model id, as requested.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][\\w.:/@+-]{0,199}$' },
+};
+const CODE_FILTER: QueryParameter = {
+  name: 'code',
+  description: 'Only calls answered with this error code.',
+  schema: { type: 'string', pattern: '^[A-Z][A-Za-z0-9]{1,63}$' },
+};
+const KEY_FILTER: QueryParameter = {
+  name: 'key_id',
+  description: 'Only calls made with this API key (`signature`: signed requests).',
+  schema: { type: 'string', pattern: '^(key_[0-9A-Za-z]{1,40}|signature)$' },
+};
+const MODE_FILTER: QueryParameter = {
+  name: 'mode',
+  description: '`async`: only calls with `X-Async: enable`; `sync`: only the others.',
+  schema: { type: 'string', enum: ['sync', 'async'] },
+};
+/** One of these at a time: each is a feed of its own, read by index. */
+const TASK_FILTERS: QueryParameter[] = [
+  MODEL_FILTER,
+  {
+    name: 'status',
+    description: 'Only tasks that ended so.',
+    schema: { type: 'string', enum: ['succeeded', 'failed', 'cancelled'] },
+  },
+  { ...CODE_FILTER, description: 'Only tasks that failed with this error code.' },
+  KEY_FILTER,
+  MODE_FILTER,
+];
+/** Any of these together, applied to the capped list in memory. */
+const REFUSAL_FILTERS: QueryParameter[] = [
+  { ...DAY_RANGE[0], description: 'First UTC day, YYYY-MM-DD.' },
+  { ...DAY_RANGE[1], description: 'Last UTC day, YYYY-MM-DD.' },
+  MODEL_FILTER,
+  CODE_FILTER,
+  {
+    name: 'status',
+    description: 'Only refusals with this HTTP status.',
+    schema: { type: 'integer', minimum: 400, maximum: 499 },
+  },
+  KEY_FILTER,
+  MODE_FILTER,
+];
+
 const IMAGE_FILE = {
   contentType: 'image/png',
   description: 'The generated image, cacheable until the URL expires.',
@@ -251,7 +298,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'ConsoleApplicationsController.tasks': {
     tag: 'Console',
     summary: 'List finished tasks',
-    query: LISTING,
+    description:
+      'Newest first; one filter at a time (`model`, `status`, `code`, `key_id` or `mode`) within the day range. ' +
+      'Tasks recorded before `key_id` and `mode` were kept are not listed under those two filters.',
+    query: [...LISTING, ...TASK_FILTERS],
     success: { 200: 'TaskPage' },
     errors: ['NotFound'],
   },
@@ -261,14 +311,14 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     description:
       'The newest refusals (400, 401 with a known caller, 403, 429, …), which have no task; each application keeps ' +
       'its last 1,000 for 7 days, and `not_listed` counts those dropped.',
-    query: REFUSAL_PAGING,
+    query: [...REFUSAL_PAGING, ...REFUSAL_FILTERS],
     success: { 200: 'RefusedCallPage' },
     errors: ['NotFound'],
   },
   'ConsoleRequestsController.forAccount': {
     tag: 'Console',
     summary: "List calls refused before the queue, across the account's applications",
-    query: [REFUSAL_PAGING[0]],
+    query: [REFUSAL_PAGING[0], ...REFUSAL_FILTERS],
     success: { 200: 'RefusedCallPage' },
   },
   'ConsoleApplicationsController.billing': {

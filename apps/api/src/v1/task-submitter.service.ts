@@ -203,6 +203,8 @@ export class TaskSubmitter {
       resolvedModel: submission.resolvedModel,
       endpoint: submission.endpoint.name,
       createdAt: Date.now(),
+      keyId: submission.principal.keyId,
+      async: responseModeOf(submission.http.request) === 'async',
       ...(admission.leaseId || admission.reservedTokens || admission.budget ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),
     };

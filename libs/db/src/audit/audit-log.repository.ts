@@ -41,25 +41,11 @@ export class AuditLogRepository {
       const createdAt = entry.createdAt ?? new Date();
       return { ...entry, _id: newId('aud'), createdAt, day: utcDay(createdAt) };
     });
-    const filings = new Map<FeedName, { record: AuditRecord; key: string }[]>();
-    for (const record of records) {
-      for (const [feed, key] of feedsOf(record)) {
-        const list = filings.get(feed) ?? [];
-        list.push({ record, key });
-        filings.set(feed, list);
-      }
-    }
-    const placed = await Promise.all(
-      [...filings].map(async ([feed, list]) => {
-        const places = await this.feeds.placeEach(
-          feed,
-          list.map(({ record, key }) => ({ appId: key, day: record.day })),
-        );
-        return { feed, filed: list.map(({ record }, i) => ({ record, place: places[i] })) };
-      }),
+    const placed = await this.feeds.placeInFeeds(
+      records.flatMap((record) => feedsOf(record).map(([feed, key]) => ({ feed, key, record }))),
     );
     await this.model.insertMany(records);
-    await Promise.all(placed.map(({ feed, filed }) => this.feeds.fileEach(feed, filed)));
+    await Promise.all(placed.map(({ feed, filings }) => this.feeds.fileEach(feed, filings)));
     return records;
   }
 

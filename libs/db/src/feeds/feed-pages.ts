@@ -9,9 +9,16 @@ import { FeedRow } from './feed-row.schema';
 
 /**
  * Records listed per application newest first; each name is a feed of its own. The audit log files each record in
- * several feeds (everyone's, its application's, its owner's, each also by action): a row's id holds its feed's name.
+ * several feeds (everyone's, its application's, its owner's, each also by action), and a task is filed once more per
+ * filter the console lists tasks by (`tasks-model`, …, keyed by application and value): a row's id holds its feed's
+ * name.
  */
-export type FeedName = 'tasks' | 'billing' | 'webhooks' | `audit-${'all' | 'app' | 'owner'}${'' | '-action'}`;
+export type FeedName =
+  | 'tasks'
+  | `tasks-${'model' | 'status' | 'code' | 'key' | 'mode'}`
+  | 'billing'
+  | 'webhooks'
+  | `audit-${'all' | 'app' | 'owner'}${'' | '-action'}`;
 
 /** Where a record sits in its feed: `page` is the equality key it is listed by, `seq` its order within the day. */
 export interface FeedPlace {
@@ -128,6 +135,30 @@ export class FeedPages {
       }),
     );
     return places;
+  }
+
+  /**
+   * Numbers records each in the feed and under the key given (a record may be in several): one `placeEach` per
+   * feed. Returns each feed's filings, for `fileEach` once the records are stored.
+   */
+  async placeInFeeds<T extends FeedRecord>(
+    entries: { feed: FeedName; key: string; record: T }[],
+  ): Promise<{ feed: FeedName; filings: { record: T; place: FeedPlace }[] }[]> {
+    const byFeed = new Map<FeedName, { record: T; key: string }[]>();
+    for (const { feed, key, record } of entries) {
+      const list = byFeed.get(feed) ?? [];
+      list.push({ record, key });
+      byFeed.set(feed, list);
+    }
+    return Promise.all(
+      [...byFeed].map(async ([feed, list]) => {
+        const places = await this.placeEach(
+          feed,
+          list.map(({ record, key }) => ({ appId: key, day: record.day })),
+        );
+        return { feed, filings: list.map(({ record }, i) => ({ record, place: places[i] })) };
+      }),
+    );
   }
 
   private async increment(key: string, by: number): Promise<number> {

@@ -20,6 +20,10 @@ export class Task {
   @Prop({ required: true }) model: string;
   @Prop({ required: true }) resolvedModel: string;
   @Prop({ type: String }) provider?: string;
+  /** The API key that called (`signature` for a signed request); absent on records from before it was kept. */
+  @Prop({ type: String }) keyId?: string;
+  /** Asked for with `X-Async: enable` (false: the caller held the connection, streamed or not). */
+  @Prop({ type: Boolean }) async?: boolean;
   /** The catalog route that served (`<upstream>:<model>`, `local:<model>`): the answers' X-Gateway-Route. */
   @Prop({ type: String }) route?: string;
   @Prop({ type: String, enum: TASK_STATUSES, required: true }) status: TaskStatus;

@@ -2,9 +2,10 @@ import { utcDay } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
+import { FeedName, FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
 import { GroupCommitInserter } from '../internal/group-commit';
 import { reviveDates } from '../internal/revive-dates';
+import { TaskFilter, taskFilterFeed, taskFiltersOf } from './task-filters';
 import { Task, TaskResult } from './task.schema';
 
 export type TaskRecord = Task;
@@ -24,12 +25,18 @@ export interface TaskIdentity {
   model: string;
   resolvedModel: string;
   createdAt: number;
+  /** Absent on jobs queued before they were carried. */
+  keyId?: string;
+  async?: boolean;
 }
 
 /** The fields of a task record that come from the request itself, whoever writes the record. */
 export function taskBase(
   task: TaskIdentity,
-): Pick<Task, '_id' | 'appId' | 'requestId' | 'endpoint' | 'model' | 'resolvedModel' | 'createdAt' | 'day'> {
+): Pick<
+  Task,
+  '_id' | 'appId' | 'requestId' | 'endpoint' | 'model' | 'resolvedModel' | 'createdAt' | 'day' | 'keyId' | 'async'
+> {
   return {
     _id: task.taskId,
     appId: task.appId,
@@ -39,6 +46,8 @@ export function taskBase(
     resolvedModel: task.resolvedModel,
     createdAt: new Date(task.createdAt),
     day: utcDay(task.createdAt),
+    ...(task.keyId ? { keyId: task.keyId } : {}),
+    ...(task.async !== undefined ? { async: task.async } : {}),
   };
 }
 
@@ -87,6 +96,24 @@ export class TasksRepository {
       'tasks',
       kept.flatMap((record, i) => (record ? [{ record, place: places[i] }] : [])),
     );
+    await this.fileFiltered(kept.filter((record): record is TaskRecord => record !== null));
+  }
+
+  /**
+   * Files each record once more per filter it is listed under (task-filters.ts), numbered per feed, application,
+   * value and day: a filtered listing then reads only its value's pages. From the records kept, so a retried job's
+   * filters are those of the record that is listed; the rows leave out the upstream calls, which no listing shows.
+   */
+  private async fileFiltered(records: TaskRecord[]): Promise<void> {
+    const placed = await this.feeds.placeInFeeds(
+      records.flatMap(({ upstream: _upstream, metered: _metered, ...record }) =>
+        taskFiltersOf(record).map((filter) => {
+          const [feed, key] = taskFilterFeed(record.appId, filter);
+          return { feed, key, record };
+        }),
+      ),
+    );
+    await Promise.all(placed.map(({ feed, filings }) => this.feeds.fileEach(feed, filings)));
   }
 
   /** A task of this application; another application's task id reads as absent. */
@@ -112,9 +139,10 @@ export class TasksRepository {
     return found ? { body: found.body, conversation: found.conversation } : null;
   }
 
-  /** An application's tasks over a range of creation days, most recently recorded first. */
-  listForApp(appId: string, query: FeedQuery): Promise<FeedSlice<TaskRecord>> {
-    return this.feeds.list<TaskRecord>('tasks', appId, query, (row) =>
+  /** An application's tasks over a range of creation days, most recently recorded first; optionally one filter's. */
+  listForApp(appId: string, query: FeedQuery, filter?: TaskFilter): Promise<FeedSlice<TaskRecord>> {
+    const [feed, key]: [FeedName, string] = filter ? taskFilterFeed(appId, filter) : ['tasks', appId];
+    return this.feeds.list<TaskRecord>(feed, key, query, (row) =>
       reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'),
     );
   }

@@ -10,6 +10,7 @@ import {
   FeedSlice,
   InvalidCursorError,
   NewApplication,
+  TaskFilter,
   TaskRecord,
   TasksRepository,
   UsageDailyRepository,
@@ -226,10 +227,13 @@ export class ConsoleApplicationsService {
     return present(appId, await listing(() => this.deliveries.listForApp(appId, since)), presentDelivery);
   }
 
-  /** The application's finished tasks, most recently finished first; result bodies are fetched per task by the API. */
-  async tasks(appId: string, ownerId: string, query: FeedQuery) {
+  /**
+   * The application's finished tasks, most recently finished first, optionally one filter's (TaskFilter); result
+   * bodies are fetched per task by the API.
+   */
+  async tasks(appId: string, ownerId: string, query: FeedQuery, filter?: TaskFilter) {
     const since = fromCreation(await this.owned(appId, ownerId), query);
-    return present(appId, await listing(() => this.tasksRepository.listForApp(appId, since)), presentTask);
+    return present(appId, await listing(() => this.tasksRepository.listForApp(appId, since, filter)), presentTask);
   }
 
   /** The application's per-image billing records, most recently billed first. */
@@ -358,6 +362,8 @@ function presentTask(task: TaskRecord) {
     endpoint: task.endpoint,
     model: task.model,
     resolved_model: task.resolvedModel,
+    key_id: task.keyId ?? null,
+    async: task.async ?? null,
     usage: task.usage ?? null,
     cost_nanos: String(task.costNanos),
     cost: formatNanos(task.costNanos),

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
+import { taskFilter } from '../requests/request-filters';
 import {
   ApplicationListQuery,
   CreateApiKeyDto,
@@ -123,10 +124,13 @@ export class ConsoleApplicationsController {
     return this.applications.webhookDeliveries(id, session.userId, listingQuery(query));
   }
 
-  /** Finished tasks, most recently finished first; same paging as the webhook attempts. */
+  /**
+   * Finished tasks, most recently finished first; same paging as the webhook attempts, and one of the filters `model`,
+   * `status`, `code`, `key_id` or `mode` at a time.
+   */
   @Get(':id/tasks')
   tasks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
-    return this.applications.tasks(id, session.userId, listingQuery(query));
+    return this.applications.tasks(id, session.userId, listingQuery(query), taskFilter(query));
   }
 
   /** Per-image billing records, most recently billed first; same paging as the webhook attempts. */

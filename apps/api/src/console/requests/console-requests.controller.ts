@@ -3,6 +3,7 @@ import { ConsoleRefusalsService, ConsoleSession, MAX_REFUSALS_PAGE } from '@gate
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { refusalFilter } from './request-filters';
 
 const DEFAULT_LIMIT = 50;
 
@@ -15,7 +16,7 @@ const DEFAULT_LIMIT = 50;
 export class ConsoleRequestsController {
   constructor(private readonly refusals: ConsoleRefusalsService) {}
 
-  /** `limit` (1-200) and `offset`, newest first. */
+  /** `limit` (1-200) and `offset`, newest first; filtered by any of `from`, `to`, `model`, `code`, `status`, `key_id`, `mode`. */
   @Get('applications/:id/refusals')
   forApplication(
     @CurrentSession() session: ConsoleSession,
@@ -27,13 +28,18 @@ export class ConsoleRequestsController {
       session.userId,
       count(query.limit, 'limit', 1, DEFAULT_LIMIT),
       count(query.offset, 'offset', 0, 0),
+      refusalFilter(query),
     );
   }
 
-  /** The newest `limit` (1-200) of every application of the account together. */
+  /** The newest `limit` (1-200) of every application of the account together, filtered as per application. */
   @Get('refusals')
   forAccount(@CurrentSession() session: ConsoleSession, @Query() query: Record<string, string>) {
-    return this.refusals.forAccount(session.userId, count(query.limit, 'limit', 1, DEFAULT_LIMIT));
+    return this.refusals.forAccount(
+      session.userId,
+      count(query.limit, 'limit', 1, DEFAULT_LIMIT),
+      refusalFilter(query),
+    );
   }
 }
 
