@@ -10,6 +10,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
 import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
 import { ConsoleRequestsController } from './console/requests/console-requests.controller';
+import { ConsoleTaskBodiesController } from './console/bodies/console-task-bodies.controller';
 import { ConsoleAuditController } from './console/audit/console-audit.controller';
 import { ConsoleAuthController } from './console/auth/console-auth.controller';
 import { ConsoleModelsController } from './console/models/console-models.controller';
@@ -72,6 +73,7 @@ export class ApiModule implements OnModuleInit {
         ConsoleAuditController,
         ConsoleApplicationsController,
         ConsoleRequestsController,
+        ConsoleTaskBodiesController,
         ConsoleUsageController,
         ConsoleAccountUsageController,
         ConsoleOperatorsController,

@@ -19,6 +19,7 @@ import { MaintenancePass } from './tasks/maintenance-pass.service';
 import { RecordBacklog } from './tasks/record-backlog.service';
 import { ResponsesRunner } from './tasks/responses/responses-runner.service';
 import { TaskRecorder } from './tasks/task-recorder.service';
+import { TaskBodyKeeper } from './tasks/bodies/task-body-keeper.service';
 import { TaskRunner } from './tasks/task-runner.service';
 import { isTaskQueue, TASK_SERVICES } from './tasks/task-services';
 import { UsageFolding } from './tasks/usage-folding.service';
@@ -67,6 +68,7 @@ export class WorkerModule {
       providers: [
         TaskRunner,
         TaskRecorder,
+        TaskBodyKeeper,
         RecordBacklog,
         UsageFolding,
         ...Object.values(TASK_SERVICES).map((entry) => entry.service),

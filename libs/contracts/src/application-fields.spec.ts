@@ -14,6 +14,11 @@ describe('application field rules (shared by the API and the console forms)', ()
     ['ip_whitelist', ['1'.repeat(65)], 'ip_whitelist must be at most 64 characters'],
     ['callback_url', 'ftp://example.com/x', 'callback_url must be an http or https URL'],
     ['scope.capabilities', ['video'], 'scope.capabilities must be one of: image-edit, embeddings, chat'],
+    ['log_bodies', 'yes', 'log_bodies must be true or false'],
+    ['body_retention_days', 0, 'body_retention_days must be 1 or more'],
+    ['body_retention_days', -3, 'body_retention_days must be 1 or more'],
+    ['body_retention_days', 31, 'body_retention_days must be at most 30'],
+    ['body_retention_days', 2.5, 'body_retention_days must be a whole number'],
   ] as const)('refuses %s = %j with "%s"', (field, value, message) => {
     const problem = applicationFieldProblem(field, value);
     expect(problem).not.toBeNull();
@@ -29,6 +34,9 @@ describe('application field rules (shared by the API and the console forms)', ()
     ['callback_url', ''],
     ['callback_url', 'https://hooks.example.com/gateway'],
     ['description', undefined],
+    ['log_bodies', true],
+    ['body_retention_days', 1],
+    ['body_retention_days', 30],
   ] as const)('accepts %s = %j', (field, value) => {
     expect(applicationFieldProblem(field, value)).toBeNull();
   });

@@ -31,6 +31,8 @@ export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 export const MAX_BUDGET_AMOUNT = 1_000_000;
 /** A decimal of at most 9 places (1 nano), no sign or exponent: kept exact as integer nanos. */
 const AMOUNT_PATTERN = /^\d{1,7}(\.\d{1,9})?$/;
+/** How many days kept request and response bodies live (`body_retention_days`), and the default. */
+export const BODY_RETENTION_DAYS = { min: 1, max: 30, default: 7 } as const;
 
 export type TextField = keyof typeof TEXT_FIELDS;
 export type NumberField = keyof typeof NUMBER_FIELDS;
@@ -42,7 +44,9 @@ export type ApplicationField =
   | 'scope.capabilities'
   | 'scope.models'
   | 'budget_amount'
-  | 'budget_period';
+  | 'budget_period'
+  | 'log_bodies'
+  | 'body_retention_days';
 
 /**
  * An application's fields on the wire, as the console API takes them (POST and PATCH /console/api/applications): the
@@ -56,6 +60,10 @@ export type ApplicationFields = { [F in TextField]: string } & { [F in NumberFie
   budget_amount?: string;
   /** The budget's period; `month` when left out. */
   budget_period?: BudgetPeriod;
+  /** Keep each call's request and response bodies (capped, images left out) for `body_retention_days`; off by default. */
+  log_bodies?: boolean;
+  /** Days kept bodies live, 1–30; 7 when never set. */
+  body_retention_days?: number;
 };
 
 /** What is wrong with a field's value: a rule and what it needs, for a message in any language. */
@@ -66,6 +74,8 @@ export type FieldProblem =
   | { rule: 'notWholeNumber' }
   | { rule: 'negative' }
   | { rule: 'tooLarge'; max: number }
+  | { rule: 'belowMin'; min: number }
+  | { rule: 'notBoolean' }
   | { rule: 'notOneOf'; allowed: readonly string[] }
   | { rule: 'notList' }
   | { rule: 'tooMany'; max: number }
@@ -102,6 +112,12 @@ export function applicationFieldProblem(field: ApplicationField, value: unknown)
         : { rule: 'notAmount', max: MAX_BUDGET_AMOUNT };
     case 'budget_period':
       return BUDGET_PERIODS.includes(value as BudgetPeriod) ? null : { rule: 'notOneOf', allowed: BUDGET_PERIODS };
+    case 'log_bodies':
+      return typeof value === 'boolean' ? null : { rule: 'notBoolean' };
+    case 'body_retention_days':
+      return typeof value === 'number' && Number.isInteger(value) && value < BODY_RETENTION_DAYS.min
+        ? { rule: 'belowMin', min: BODY_RETENTION_DAYS.min }
+        : numberProblem(BODY_RETENTION_DAYS.max, value);
     case 'scope.models':
       return listProblem(value, MAX_SCOPE_MODELS, (entry) =>
         entry.length > 200 ? { rule: 'tooLong', max: 200 } : null,
@@ -126,6 +142,10 @@ export function describeFieldProblem(field: string, problem: FieldProblem): stri
       return `${field} must be 0 or more`;
     case 'tooLarge':
       return `${field} must be at most ${problem.max}`;
+    case 'belowMin':
+      return `${field} must be ${problem.min} or more`;
+    case 'notBoolean':
+      return `${field} must be true or false`;
     case 'notOneOf':
       return `${field} must be one of: ${problem.allowed.join(', ')}`;
     case 'notList':
@@ -212,6 +232,10 @@ export function applicationFieldSchema(field: ApplicationField): Record<string, 
       };
     case 'budget_period':
       return { enum: [...BUDGET_PERIODS] };
+    case 'log_bodies':
+      return { type: 'boolean', description: 'Keep request and response bodies (capped, images left out).' };
+    case 'body_retention_days':
+      return { type: 'integer', minimum: BODY_RETENTION_DAYS.min, maximum: BODY_RETENTION_DAYS.max };
     default:
       return list(MAX_SCOPE_MODELS, { type: 'string', maxLength: 200 });
   }

@@ -112,6 +112,8 @@ const APPLICATION_PROPERTIES = {
   ip_whitelist: { type: 'array', items: STRING },
   callback_url: NULLABLE_STRING,
   callback_disabled_at: NULLABLE_TIME,
+  log_bodies: { type: 'boolean', description: "Each call's request and response bodies are kept" },
+  body_retention_days: { type: 'integer', description: 'Days kept bodies live before they are deleted' },
   status: { enum: ['active', 'revoked'] },
   created_at: TIME,
   updated_at: TIME,
@@ -612,6 +614,23 @@ export const BUDGET_STATE_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** One side of a call as kept: JSON text, data URLs and long base64 replaced by their size, cut at 65,536 characters. */
+const KEPT_BODY_VIEW = exact({
+  body: { type: 'string', description: 'JSON text; when truncated, its first 65,536 characters' },
+  chars: { type: 'integer', description: 'Characters of the whole body, images already replaced' },
+  truncated: { type: 'boolean' },
+} as const);
+
+/** GET /console/api/applications/{id}/tasks/{taskId}/bodies: a task's kept request and response. */
+export const TASK_BODIES_SCHEMA = exact({
+  task_id: STRING,
+  app_id: STRING,
+  request: KEPT_BODY_VIEW,
+  response: KEPT_BODY_VIEW,
+  created_at: TIME,
+  expires_at: { type: 'string', description: 'ISO 8601, UTC: when the bodies are deleted' },
+} as const);
+
 export type SessionUser = FromSchema<typeof SESSION_USER_SCHEMA>;
 export type SignedIn = FromSchema<typeof SIGNED_IN_SCHEMA>;
 export type SessionState = FromSchema<typeof SESSION_STATE_SCHEMA>;
@@ -644,3 +663,4 @@ export type SignupPolicy = FromSchema<typeof SIGNUP_POLICY_SCHEMA>;
 export type UserUsage = FromSchema<typeof USER_USAGE_SCHEMA>;
 export type AuditRecordView = FromSchema<typeof AUDIT_RECORD_VIEW_SCHEMA>;
 export type BudgetState = FromSchema<typeof BUDGET_STATE_SCHEMA>;
+export type TaskBodies = FromSchema<typeof TASK_BODIES_SCHEMA>;

@@ -19,6 +19,8 @@ import { SweepStateRepository } from './sweeps/sweep-state.repository';
 import { FeedSweeper } from './sweeps/feed-sweeper';
 import { Task, TaskResult, TaskResultSchema, TaskSchema } from './tasks/task.schema';
 import { TasksRepository } from './tasks/tasks.repository';
+import { TaskBody, TaskBodySchema } from './task-bodies/task-body.schema';
+import { TaskBodiesRepository } from './task-bodies/task-bodies.repository';
 import { UsageDaily, UsageDailySchema } from './usage-daily/usage-daily.schema';
 import { User, UserSchema } from './users/user.schema';
 import { UsersRepository } from './users/users.repository';
@@ -32,6 +34,7 @@ const repositories = [
   ApplicationsRepository,
   ApiKeysRepository,
   TasksRepository,
+  TaskBodiesRepository,
   UsageDailyRepository,
   BillingRecordsRepository,
   UsersRepository,
@@ -53,8 +56,8 @@ const repositories = [
         uri: config.MONGODB_URI,
         maxPoolSize: 32,
         serverSelectionTimeoutMS: 5000,
-        // FerretDB and MongoDB both build these once; no TTL indexes (docs/contracts.md, collections). Every query and the index that
-        // serves it: indexes.spec.ts.
+        // FerretDB and MongoDB both build these once; no TTL indexes, which FerretDB 1.24 does not honour
+        // (docs/contracts.md, collections). Every query and the index that serves it: indexes.spec.ts.
         autoIndex: true,
       }),
     }),
@@ -64,6 +67,7 @@ const repositories = [
       { name: ApiKeyLastUsed.name, schema: ApiKeyLastUsedSchema },
       { name: Task.name, schema: TaskSchema },
       { name: TaskResult.name, schema: TaskResultSchema },
+      { name: TaskBody.name, schema: TaskBodySchema },
       { name: FeedDirectory.name, schema: FeedDirectorySchema },
       { name: FeedRow.name, schema: FeedRowSchema },
       { name: SweepState.name, schema: SweepStateSchema },

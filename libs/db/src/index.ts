@@ -7,6 +7,8 @@ export * from './tasks/task.schema';
 export * from './tasks/tasks.repository';
 export * from './tasks/task-filters';
 export * from './tasks/filed-record';
+export * from './task-bodies/task-body.schema';
+export * from './task-bodies/task-bodies.repository';
 export * from './usage-daily/usage-daily.schema';
 export * from './usage-daily/usage-daily.repository';
 export * from './billing-records/billing-record.schema';

@@ -81,6 +81,8 @@ export interface TaskEnvelope {
   replyTo?: string;
   /** The application has a callback URL: the worker enqueues a webhook once the task is final. */
   notify?: boolean;
+  /** The application keeps bodies (`log_bodies`): the worker stores this task's request and response for that many days. */
+  bodies?: { retentionDays: number };
   createdAt: number;
   /** The API key that called (`signature` for a signed request), and whether it asked for `X-Async: enable`: kept on the task record, which the console filters by. */
   keyId?: string;

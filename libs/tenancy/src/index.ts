@@ -24,6 +24,8 @@ export * from './console/invitation-tokens';
 export * from './console/console-audit.service';
 export * from './console/console-refusals.service';
 export * from './console/console-usage.service';
+export * from './console/console-task-bodies.service';
+export * from './bodies/body-settings';
 export * from './console/console.module';
 export * from './audit/audit-trail';
 export * from './console/account-access';

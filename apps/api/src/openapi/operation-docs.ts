@@ -305,6 +305,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     success: { 200: 'TaskPage' },
     errors: ['NotFound'],
   },
+  'ConsoleTaskBodiesController.get': {
+    tag: 'Console',
+    summary: "A task's request and response bodies",
+    description:
+      'Kept only while the application has log_bodies on, for body_retention_days (1–30). Each body is JSON text ' +
+      'with data URLs and long base64 strings (images) replaced by their size, cut at 65,536 characters. 404 when ' +
+      'the application is not yours, or no bodies are kept for the task.',
+    success: { 200: 'TaskBodies' },
+    errors: ['NotFound'],
+  },
   'ConsoleRequestsController.forApplication': {
     tag: 'Console',
     summary: 'List calls refused before the queue',

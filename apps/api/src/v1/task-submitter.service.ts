@@ -207,6 +207,7 @@ export class TaskSubmitter {
       async: responseModeOf(submission.http.request) === 'async',
       ...(admission.leaseId || admission.reservedTokens || admission.budget ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),
+      ...(submission.principal.bodies ? { bodies: submission.principal.bodies } : {}),
     };
     return { ...request, ...envelope } as PayloadOf<E['queue']>;
   }

@@ -72,6 +72,11 @@ export const en = {
     ipWhitelistHint: 'Addresses or CIDR ranges, one per line. Empty: any address.',
     callbackUrl: 'Callback URL',
     callbackUrlHint: 'Receives a signed webhook when a task finishes.',
+    logBodies: 'Keep request and response bodies',
+    logBodiesHint:
+      "Bodies may contain personal data. Each call's request and response are kept for the days below, then deleted; images are never kept, and each body is cut at 64 KB.",
+    bodyRetentionDays: 'Keep bodies for (days)',
+    bodyRetentionHint: 'From 1 to 30 days.',
     save: 'Save',
     create: 'Create application',
     cancel: 'Cancel',
@@ -99,6 +104,7 @@ export const en = {
     notIpEntry: '{{field}}: "{{entry}}" is not an IPv4/IPv6 address or CIDR range',
     notHttpUrl: '{{field}} must be an http or https URL',
     notAmount: '{{field}} must be an amount such as 12.50, with at most 9 decimal places, from 0 to {{max}}',
+    notBoolean: '{{field}} must be on or off',
   },
   detail: {
     overview: 'Overview',
@@ -286,6 +292,20 @@ export const en = {
     images: 'Images',
     cost: 'Cost',
     webhooks: 'Webhooks',
+  },
+  bodies: {
+    open: 'Bodies',
+    openFor: 'Request and response bodies of {{taskId}}',
+    title: 'Bodies of {{taskId}}',
+    request: 'Request',
+    response: 'Response',
+    copy: 'Copy {{what}}',
+    truncated: 'Cut at {{kept}} of {{chars}} characters',
+    expires: 'Deleted {{at}}',
+    notKept:
+      'Bodies are not kept for this application. Turn on "Keep request and response bodies" in Settings to keep them for new calls.',
+    noneForTask:
+      'No bodies are kept for this call: it was made before bodies were kept, or its {{days}} days have passed.',
   },
   webhooks: {
     status: 'Outcome',

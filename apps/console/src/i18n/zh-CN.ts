@@ -75,6 +75,11 @@ export const zhCN: Translation<Messages> = {
     ipWhitelistHint: '每行一个地址或 CIDR 网段。留空：允许任意地址。',
     callbackUrl: '回调地址',
     callbackUrlHint: '任务完成时接收签名的 Webhook。',
+    logBodies: '保存请求与响应报文',
+    logBodiesHint:
+      '报文可能包含个人数据。每次调用的请求与响应会保存下方设定的天数，到期后删除；图片从不保存，每个报文最多保留 64 KB。',
+    bodyRetentionDays: '报文保留天数',
+    bodyRetentionHint: '1 到 30 天。',
     save: '保存',
     create: '创建应用',
     cancel: '取消',
@@ -102,6 +107,7 @@ export const zhCN: Translation<Messages> = {
     notIpEntry: '{{field}}：“{{entry}}” 不是 IPv4/IPv6 地址或 CIDR 网段',
     notHttpUrl: '{{field}} 必须是 http 或 https 地址',
     notAmount: '{{field}} 必须是金额，如 12.50，最多 9 位小数，范围 0 到 {{max}}',
+    notBoolean: '{{field}} 必须为开启或关闭',
   },
   detail: {
     overview: '概览',
@@ -284,6 +290,18 @@ export const zhCN: Translation<Messages> = {
     images: '图片',
     cost: '费用',
     webhooks: 'Webhook',
+  },
+  bodies: {
+    open: '报文',
+    openFor: '{{taskId}} 的请求与响应报文',
+    title: '{{taskId}} 的报文',
+    request: '请求',
+    response: '响应',
+    copy: '复制{{what}}',
+    truncated: '已截断：保留 {{kept}} / {{chars}} 个字符',
+    expires: '将于 {{at}} 删除',
+    notKept: '此应用不保存请求与响应报文。在“设置”中开启“保存请求与响应报文”后，新的调用才会保存报文。',
+    noneForTask: '此调用没有保存的报文：它发生在开启保存之前，或已超过 {{days}} 天的保留期。',
   },
   webhooks: {
     status: '结果',

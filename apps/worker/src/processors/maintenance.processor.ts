@@ -34,6 +34,6 @@ export class MaintenanceProcessor implements QueueProcessor<QueueName.Maintenanc
     if (job.data.kind !== 'expire-files') return;
     const deleted = await this.pass.run();
     if (Object.values(deleted).some((count) => count > 0))
-      this.logger.info(deleted, 'expired files, result bodies and old webhook attempts deleted');
+      this.logger.info(deleted, 'expired files, result bodies, old webhook attempts and kept bodies deleted');
   }
 }

@@ -1,5 +1,6 @@
 import { AppConfig } from '@gateway/common';
-import { FeedSweeper, TasksRepository, WebhookDeliveriesRepository } from '@gateway/db';
+import { BODY_RETENTION_DAYS } from '@gateway/contracts';
+import { FeedSweeper, TaskBodiesRepository, TasksRepository, WebhookDeliveriesRepository } from '@gateway/db';
 import { ImageStore } from '@gateway/imaging';
 import { Injectable } from '@nestjs/common';
 
@@ -9,8 +10,8 @@ const DELIVERY_HISTORY_MS = 30 * 24 * 3600 * 1000;
 const PASS_BUDGET_MS = 60_000;
 
 /**
- * One maintenance pass. Expired images, abandoned inputs, result bodies past TASK_RESULT_RETENTION and old webhook
- * attempts are deleted here, because TTL indexes are outside the portable subset (docs/contracts.md, collections). Every sweep deletes
+ * One maintenance pass. Expired images, abandoned inputs, result bodies past TASK_RESULT_RETENTION, old webhook
+ * attempts and kept request/response bodies past their application's retention are deleted here, because TTL indexes are outside the portable subset (docs/contracts.md, collections). Every sweep deletes
  * in small batches found by index, so a pass costs the same at any database size and never holds the database long.
  */
 @Injectable()
@@ -21,10 +22,13 @@ export class MaintenancePass {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly tasks: TasksRepository,
     private readonly feedSweeper: FeedSweeper,
+    private readonly bodies: TaskBodiesRepository,
   ) {}
 
   /** One maintenance pass; returns how many of each kind it deleted. */
-  async run(now = Date.now()): Promise<{ images: number; inputs: number; results: number; deliveries: number }> {
+  async run(
+    now = Date.now(),
+  ): Promise<{ images: number; inputs: number; results: number; deliveries: number; bodies: number }> {
     const deadline = now + PASS_BUDGET_MS;
     const files = await this.store.deleteExpired(
       Math.max(this.config.IMAGE_URL_TTL, this.config.IMAGE_INPUT_TTL) * 1000,
@@ -44,6 +48,8 @@ export class MaintenancePass {
       deletePage: (page) => this.deliveries.deletePage(page),
       deadline,
     });
-    return { ...files, results: results.deleted, deliveries: deliveries.deleted };
+    // Kept bodies by the hour they expire in; the first pass of a database looks back the longest retention.
+    const bodies = await this.bodies.deleteExpired(new Date(now), BODY_RETENTION_DAYS.max * 86_400_000, deadline);
+    return { ...files, results: results.deleted, deliveries: deliveries.deleted, bodies };
   }
 }

@@ -17,6 +17,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
 import { Counter } from 'prom-client';
+import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
 import { TaskRecorder } from './task-recorder.service';
 import { ExecutedTask, TaskService } from './task-service';
 import { meteredRoutes, withoutReports } from './upstream-metering';
@@ -41,6 +42,7 @@ export class TaskRunner {
     private readonly webhookJobs: WebhookJobs,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly bodies: TaskBodyKeeper,
   ) {}
 
   /** Runs a job with its queue's task service, which frees what the job kept for reruns once it is final. */
@@ -152,6 +154,7 @@ export class TaskRunner {
     });
     if (!delivered) return this.finishDelivered(data.taskId);
     this.recorder.writeSoon({ taskId: data.taskId, record: filed, outcome });
+    if (data.bodies) this.bodies.keepSoon(data, outcome, finishedAt);
     if (data.notify) await this.announceBudgets(data.appId, data.taskId, budgetCrossings);
 
     const labels = {

@@ -5,6 +5,7 @@ import { LimitsService } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
+import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
 import { ExecutedTask, TaskService } from './task-service';
 import { TaskRecorder } from './task-recorder.service';
 import { TaskRunner } from './task-runner.service';
@@ -93,6 +94,7 @@ describe('TaskRunner', () => {
       {} as WebhookJobs,
       new MetricsService(),
       pino({ level: 'silent' }),
+      { keepSoon: () => undefined } as unknown as TaskBodyKeeper,
     );
 
   beforeEach(() => {

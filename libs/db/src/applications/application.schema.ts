@@ -44,6 +44,10 @@ export class Application {
   @Prop({ type: String }) callbackUrl?: string;
   /** Set when the receiver answered 410 Gone: no more events until the callback URL is saved again. */
   @Prop({ type: Date, default: null }) callbackDisabledAt?: Date | null;
+  /** Keep each call's request and response bodies (`task_bodies`); absent means off. */
+  @Prop({ type: Boolean, default: false }) logBodies?: boolean;
+  /** Days kept bodies live (1–30); absent means 7. */
+  @Prop({ type: Number, default: 7 }) bodyRetentionDays?: number;
   /** AES-256-GCM under a master key: keyId.iv.tag.ciphertext, base64url (iv.tag.ciphertext before key ids). */
   @Prop({ required: true }) secretKeyEnc: string;
   @Prop({ type: String, enum: ['active', 'revoked'], default: 'active' }) status: 'active' | 'revoked';

@@ -2,6 +2,7 @@ import { LOGGER } from '@gateway/common';
 import { ApiKey, ApplicationRecord, AuditChange, AuditEntry, AuditLogRepository } from '@gateway/db';
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
+import { bodiesSettings } from '../bodies/body-settings';
 import { budgetView } from '../limits/budget';
 
 /** Who acted and from where: a console account and its request's address, or the operator CLI. */
@@ -57,6 +58,7 @@ export function auditedApplication(app: ApplicationRecord): Record<string, unkno
     budget: budgetView(app.budget),
     ip_whitelist: app.ipWhitelist ?? [],
     callback_url: app.callbackUrl || null,
+    ...bodiesSettings(app),
     status: app.status,
   };
 }

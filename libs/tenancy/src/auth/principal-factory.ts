@@ -1,4 +1,5 @@
 import type { ApplicationRecord, MoneyBudget } from '@gateway/db';
+import { keptBodiesOf } from '../bodies/body-settings';
 import { IpAllowList } from '../network/ip-allow-list';
 import { Principal } from './principal';
 
@@ -22,6 +23,7 @@ export function principalOf(
     ipWhitelist: app.ipWhitelist,
     allowList: new IpAllowList(app.ipWhitelist),
     webhooks: Boolean(app.callbackUrl && !app.callbackDisabledAt && app.status === 'active'),
+    ...(app.logBodies ? { bodies: keptBodiesOf(app) } : {}),
     keyExpiresAt: keyExpiresAt ? new Date(keyExpiresAt).getTime() : undefined,
   };
 }

@@ -18,6 +18,8 @@ export interface Principal {
   allowList: IpAllowList;
   /** Finished tasks are announced to the application's callback URL (docs/contracts.md, webhooks). */
   webhooks: boolean;
+  /** The application keeps its calls' bodies this many days (`log_bodies`); absent when it does not. */
+  bodies?: { retentionDays: number };
   /** A rotated key in its grace period stops working at this time (epoch ms). */
   keyExpiresAt?: number;
 }

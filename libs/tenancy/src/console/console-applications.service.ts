@@ -23,6 +23,7 @@ import { CallbackUrls } from '@gateway/outbound';
 import { WebhookEventType, WebhookJobs } from '@gateway/webhooks';
 import { Injectable } from '@nestjs/common';
 import { AuditActor, auditedApplication, auditedKeys, AuditTrail, changedFields } from '../audit/audit-trail';
+import { bodiesSettings } from '../bodies/body-settings';
 import { CredentialsService } from '../credentials/credentials.service';
 import { NamedApiKeys, presentKey } from '../credentials/named-api-keys';
 import { budgetPeriodEnd, budgetView } from '../limits/budget';
@@ -302,6 +303,7 @@ export class ConsoleApplicationsService {
       ip_whitelist: app.ipWhitelist,
       callback_url: app.callbackUrl || null,
       callback_disabled_at: app.callbackDisabledAt ? new Date(app.callbackDisabledAt).toISOString() : null,
+      ...bodiesSettings(app),
       status: app.status,
       created_at: new Date(app.createdAt).toISOString(),
       updated_at: new Date(app.updatedAt).toISOString(),

@@ -119,6 +119,16 @@ class ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'name' | '
   @Optional()
   @FollowsRule('callback_url')
   callback_url?: string;
+
+  /** Keep each call's request and response bodies, capped and without images; off by default. */
+  @Optional()
+  @FollowsRule('log_bodies')
+  log_bodies?: boolean;
+
+  /** Days kept bodies live before they are deleted, 1–30. */
+  @Optional()
+  @FollowsRule('body_retention_days')
+  body_retention_days?: number;
 }
 
 export class CreateApplicationDto extends ApplicationFieldsDto implements Partial<Omit<ApplicationFields, 'scope'>> {

@@ -184,6 +184,8 @@ function toSettings(dto: CreateApplicationDto | UpdateApplicationDto): Partial<A
     budget: budgetOf(dto),
     ipWhitelist: dto.ip_whitelist,
     callbackUrl: dto.callback_url,
+    logBodies: dto.log_bodies,
+    bodyRetentionDays: dto.body_retention_days,
   };
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }

@@ -1,0 +1,16 @@
+import { ConsoleSession, ConsoleTaskBodiesService } from '@gateway/tenancy';
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { CurrentSession } from '../auth/console-session.decorator';
+import { ConsoleSessionGuard } from '../auth/console-session.guard';
+
+/** A task's request and response bodies, kept when its application has `log_bodies` on (docs/contracts.md). */
+@Controller('console/api/applications')
+@UseGuards(ConsoleSessionGuard)
+export class ConsoleTaskBodiesController {
+  constructor(private readonly bodies: ConsoleTaskBodiesService) {}
+
+  @Get(':id/tasks/:taskId/bodies')
+  get(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Param('taskId') taskId: string) {
+    return this.bodies.get(id, session.userId, taskId);
+  }
+}
