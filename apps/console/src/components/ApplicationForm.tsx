@@ -1,6 +1,7 @@
 import {
   APPLICATION_TYPES,
   ApplicationField,
+  BODY_RETENTION_DAYS,
   applicationFieldProblem,
   BUDGET_PERIODS,
   CAPABILITIES,
@@ -17,6 +18,7 @@ import {
   Select,
   SimpleGrid,
   Stack,
+  Switch,
   Textarea,
   TextInput,
 } from '@mantine/core';
@@ -48,6 +50,8 @@ export const EMPTY_APPLICATION: ApplicationInput = {
   budget_period: 'month',
   ip_whitelist: [],
   callback_url: '',
+  log_bodies: false,
+  body_retention_days: BODY_RETENTION_DAYS.default,
 };
 
 /** The editable fields of an application as the API shows it. */
@@ -118,6 +122,7 @@ export function ApplicationForm({
     t(`problems.${found.rule}`, {
       field: label,
       ...('max' in found ? { max: found.max } : {}),
+      ...('min' in found ? { min: found.min } : {}),
       ...('entry' in found ? { entry: found.entry } : {}),
       ...('allowed' in found ? { allowed: found.allowed.join(', ') } : {}),
     });
@@ -141,6 +146,7 @@ export function ApplicationForm({
       budget_amount: says('budget_amount', t('form.budgetAmount')),
       ip_whitelist: (text: string) => says('ip_whitelist', t('form.ipWhitelist'))(linesOf(text)),
       callback_url: says('callback_url', t('form.callbackUrl')),
+      body_retention_days: says('body_retention_days', t('form.bodyRetentionDays')),
       scope: { models: says('scope.models', t('form.models')) },
     },
   });
@@ -150,6 +156,7 @@ export function ApplicationForm({
       ...values,
       ...Object.fromEntries(NUMBER_FIELD_NAMES.map((field) => [field, Number(values[field]) || 0])),
       ip_whitelist: linesOf(values.ip_whitelist),
+      body_retention_days: Number(values.body_retention_days),
     };
     try {
       await onSubmit(input);
@@ -250,6 +257,22 @@ export function ApplicationForm({
           key={form.key('callback_url')}
           {...form.getInputProps('callback_url')}
         />
+        {/* Off by default: bodies may hold personal data, so keeping them is the owner's choice, for a set time. */}
+        <Switch
+          label={t('form.logBodies')}
+          description={t('form.logBodiesHint')}
+          key={form.key('log_bodies')}
+          {...form.getInputProps('log_bodies', { type: 'checkbox' })}
+        />
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <LimitInput
+            label={t('form.bodyRetentionDays')}
+            description={t('form.bodyRetentionHint')}
+            min={BODY_RETENTION_DAYS.min}
+            key={form.key('body_retention_days')}
+            {...form.getInputProps('body_retention_days')}
+          />
+        </SimpleGrid>
         {problem && (
           <Alert color="red" role="alert" ref={problemRef} tabIndex={-1}>
             {problem}

@@ -7,6 +7,7 @@ import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contra
 import { apiQuery, usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
+import { TaskBodiesButton } from './TaskBodiesButton';
 import { formatTime } from './dates';
 
 /** Refusals are read again this often, so a refused call shows within a few seconds without a reload. */
@@ -155,9 +156,12 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
           usage ? `${usage.prompt_tokens ?? 0} / ${usage.completion_tokens ?? 0}` : '—',
           usage?.images ?? '—',
           task.cost,
-          <Anchor component={Link} to={`/applications/${appId}/webhooks`} size="sm">
-            {t('requests.webhooks')}
-          </Anchor>,
+          <Group gap="xs" wrap="nowrap">
+            <TaskBodiesButton appId={appId} taskId={task.id} />
+            <Anchor component={Link} to={`/applications/${appId}/webhooks`} size="sm">
+              {t('requests.webhooks')}
+            </Anchor>
+          </Group>,
         ];
       })}
     />

@@ -295,15 +295,15 @@ export const en = {
   },
   bodies: {
     open: 'Bodies',
-    openFor: 'Request and response bodies of {{taskId}}',
     title: 'Bodies of {{taskId}}',
     request: 'Request',
     response: 'Response',
     copy: 'Copy {{what}}',
     truncated: 'Cut at {{kept}} of {{chars}} characters',
-    expires: 'Deleted {{at}}',
+    expires: 'Kept until {{at}}',
     notKept:
       'Bodies are not kept for this application. Turn on "Keep request and response bodies" in Settings to keep them for new calls.',
+    openSettings: 'Open Settings',
     noneForTask:
       'No bodies are kept for this call: it was made before bodies were kept, or its {{days}} days have passed.',
   },

@@ -293,14 +293,14 @@ export const zhCN: Translation<Messages> = {
   },
   bodies: {
     open: '报文',
-    openFor: '{{taskId}} 的请求与响应报文',
     title: '{{taskId}} 的报文',
     request: '请求',
     response: '响应',
     copy: '复制{{what}}',
     truncated: '已截断：保留 {{kept}} / {{chars}} 个字符',
-    expires: '将于 {{at}} 删除',
+    expires: '保留至 {{at}}',
     notKept: '此应用不保存请求与响应报文。在“设置”中开启“保存请求与响应报文”后，新的调用才会保存报文。',
+    openSettings: '打开设置',
     noneForTask: '此调用没有保存的报文：它发生在开启保存之前，或已超过 {{days}} 天的保留期。',
   },
   webhooks: {

@@ -104,6 +104,8 @@ export default function ApplicationPage() {
                   [t('form.tokenQuota'), app.token_quota || t('apps.unlimited')],
                   [t('form.ipWhitelist'), app.ip_whitelist.join(', ') || '—'],
                   [t('form.callbackUrl'), app.callback_url ?? '—'],
+                  [t('form.logBodies'), app.log_bodies ? t('common.yes') : t('common.no')],
+                  [t('form.bodyRetentionDays'), app.body_retention_days],
                 ]}
               />
             </Stack>
