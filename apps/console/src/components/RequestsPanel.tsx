@@ -1,6 +1,5 @@
-import { Anchor, Badge, Button, Group, Select, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contracts';
@@ -9,63 +8,43 @@ import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
 import { TaskBodiesButton } from './TaskBodiesButton';
 import { formatTime } from './dates';
+import { RequestFilterControls } from './requests/RequestFilterControls';
+import { useRequestFilters } from './requests/request-filters';
+import { useDayRange } from './usage/day-range';
+import { DayRangePicker } from './usage/DayRangePicker';
 
 /** Refusals are read again this often, so a refused call shows within a few seconds without a reload. */
 const REFUSALS_REFRESH_MS = 2_000;
 
-type Outcome = 'all' | 'refused' | 'succeeded' | 'failed';
-
 /**
  * An application's calls: those refused before the queue (kept in Redis, capped, with a count of the dropped ones)
- * and those that became tasks, newest first, filtered by outcome and model. `appId` absent: the whole account's
- * refusals (tasks are listed per application).
+ * and those that became tasks, newest first, over a day range and filtered on the server (RequestFilterControls).
+ * `appId` absent: the whole account's refusals (tasks are listed per application).
  */
 export function RequestsPanel({ appId }: { appId?: string }) {
   const { t } = useTranslation();
-  const [outcome, setOutcome] = useState<Outcome>('all');
-  const [model, setModel] = useState<string | null>(null);
+  const range = useDayRange(7);
+  const filters = useRequestFilters();
+  const base = appId ? `/applications/${appId}` : '';
   const refusals = useQuery({
-    ...apiQuery<RefusedCallPage>(appId ? `/applications/${appId}/refusals?limit=200` : '/refusals?limit=200'),
+    ...apiQuery<RefusedCallPage>(`${base}/refusals?limit=200&${range.query}&${filters.refusalQuery}`),
     refetchInterval: REFUSALS_REFRESH_MS,
+    enabled: range.valid,
   });
-  const tasks = usePagedQuery<TaskView>(`/applications/${appId}/tasks`, { enabled: appId !== undefined });
-  if (refusals.error || !refusals.data) return <RequestStatus error={refusals.error} answered={false} />;
-
-  const refused = refusals.data.data.filter((call) => model === null || call.model === model);
-  const calls = tasks.records.filter(
-    (task) => (model === null || task.model === model) && (outcome === 'all' || task.status === outcome),
-  );
-  const models = [
-    ...new Set([...refusals.data.data.flatMap((call) => call.model ?? []), ...tasks.records.map((task) => task.model)]),
-  ];
+  const tasks = usePagedQuery<TaskView>(`${base}/tasks?${range.query}&${filters.taskQuery}`, {
+    enabled: appId !== undefined && range.valid && filters.showTasks,
+  });
   return (
     <Stack>
-      <Group>
-        <Select
-          label={t('requests.outcome')}
-          value={outcome}
-          onChange={(value) => setOutcome(value ?? 'all')}
-          data={(['all', 'refused', 'succeeded', 'failed'] as const).map((value) => ({
-            value,
-            label: t(`requests.outcomes.${value}`),
-          }))}
-          allowDeselect={false}
-        />
-        <Select
-          label={t('requests.model')}
-          placeholder={t('requests.anyModel')}
-          value={model}
-          onChange={setModel}
-          data={models}
-          clearable
-        />
-      </Group>
-      {(outcome === 'all' || outcome === 'refused') && (
+      <DayRangePicker range={range} />
+      <RequestFilterControls filters={filters} appId={appId} />
+      {range.valid && <RequestStatus error={refusals.error ?? tasks.error} answered={refusals.data !== undefined} />}
+      {refusals.data && filters.showRefused && (
         <Stack gap="xs">
           <Title order={3} size="h4">
             {t('requests.refused')}
           </Title>
-          <RefusedTable calls={refused} showApp={appId === undefined} />
+          <RefusedTable calls={refusals.data.data} showApp={appId === undefined} />
           {refusals.data.not_listed > 0 && (
             <Text c="dimmed" size="sm" data-testid="refusals-not-listed">
               {t('requests.notListed', { count: refusals.data.not_listed })}
@@ -73,12 +52,12 @@ export function RequestsPanel({ appId }: { appId?: string }) {
           )}
         </Stack>
       )}
-      {appId !== undefined && outcome !== 'refused' && (
+      {appId !== undefined && filters.showTasks && tasks.isSuccess && (
         <Stack gap="xs">
           <Title order={3} size="h4">
             {t('requests.tasks')}
           </Title>
-          <TasksTable appId={appId} tasks={calls} />
+          <TasksTable appId={appId} tasks={tasks.records} />
           {tasks.hasNextPage && (
             <Button variant="subtle" loading={tasks.isFetchingNextPage} onClick={() => void tasks.fetchNextPage()}>
               {t('usage.more')}
@@ -131,13 +110,15 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
   if (tasks.length === 0) return <Text c="dimmed">{t('requests.noneTasks')}</Text>;
   return (
     <DataTable
-      minWidth={1100}
+      minWidth={1300}
       head={[
         t('usage.time'),
         t('usage.task'),
         t('requests.route'),
         t('requests.model'),
         t('requests.status'),
+        t('requests.key'),
+        t('requests.mode'),
         t('requests.latency'),
         t('requests.tokensInOut'),
         t('requests.images'),
@@ -152,6 +133,8 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
           task.endpoint,
           task.model,
           task.error ? `${task.status} (${task.error.code})` : task.status,
+          task.key_id ?? '—',
+          task.async === null ? '—' : task.async ? t('requests.async') : t('requests.sync'),
           task.finished_at ? `${Date.parse(task.finished_at) - Date.parse(task.created_at)} ms` : '—',
           usage ? `${usage.prompt_tokens ?? 0} / ${usage.completion_tokens ?? 0}` : '—',
           usage?.images ?? '—',
