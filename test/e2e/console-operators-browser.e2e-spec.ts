@@ -108,7 +108,9 @@ describe('operators in the browser', () => {
     await operatorPage.keyboard.press('Space');
     await dialog.getByRole('button', { name: 'Disable' }).click();
     await waitUntil(async () => (await memberRow()).disabled === true, 'the account to be disabled');
-    // Enabling needs no confirmation.
+    // Enabling needs no confirmation. The switch answers once the page has the disabled account back; a Space
+    // pressed before (a slow machine) would be lost.
+    await waitUntil(async () => (await toggle.isChecked()) && (await toggle.isEnabled()), 'the switch to show it');
     await toggle.focus();
     await operatorPage.keyboard.press('Space');
     await waitUntil(async () => (await memberRow()).disabled === false, 'the account to be enabled');

@@ -59,7 +59,12 @@ describe('local models through the gateway', () => {
 
   beforeAll(async () => {
     await ensureLocalModels();
-    const env = testEnv({ LOCAL_MODELS: 'on', LOCAL_MODELS_DIR: join(ROOT, '.data', 'models') });
+    const env = testEnv({
+      LOCAL_MODELS: 'on',
+      LOCAL_MODELS_DIR: join(ROOT, '.data', 'models'),
+      // The rewrite is what is tested, not its deadline: a loaded machine's CPU model can take more than the 5 s.
+      PROMPT_EXTEND_TIMEOUT_MS: 60_000,
+    });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey } = await createApplication(api));
     client = new OpenAI({ apiKey, baseURL: `${api.url}/v1`, maxRetries: 0, timeout: 60_000 });
