@@ -3,11 +3,14 @@ import { lazy, ReactNode, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { Layout } from './components/Layout';
-import { ApplicationsPage } from './pages/ApplicationsPage';
 import { SignInPage, SignUpPage } from './pages/AuthPages';
 import { useSession } from './session';
 
-// Pages past the first: loaded when opened, so the first page's JavaScript stays small (charts are the biggest).
+// Every page but sign-in and sign-up: loaded when opened, so the first page carries only what signing in needs (the
+// applications list, the first page after it, would bring the tables and their scroll areas; charts are the biggest).
+const ApplicationsPage = lazy(() =>
+  import('./pages/ApplicationsPage').then((module) => ({ default: module.ApplicationsPage })),
+);
 const ApplicationPage = lazy(() => import('./pages/ApplicationPage'));
 const NewApplicationPage = lazy(() => import('./pages/NewApplicationPage'));
 const ModelsPage = lazy(() => import('./pages/ModelsPage'));

@@ -1,6 +1,5 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
-import './i18n';
 import { CSSVariablesResolver, MantineProvider, createTheme, localStorageColorSchemeManager } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -9,6 +8,7 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter, NavigateOptions, To } from 'react-router';
 import { App } from './App';
 import { queryClient } from './api/query-client';
+import { languageReady } from './i18n';
 import { SessionProvider } from './session';
 
 // Under <BrowserRouter> (declarative mode) navigate() returns nothing; react-router types it for every mode.
@@ -45,22 +45,25 @@ const colorSchemeManager = localStorageColorSchemeManager({ key: 'gateway.consol
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element to render the console into');
-createRoot(root).render(
-  <StrictMode>
-    <MantineProvider
-      theme={theme}
-      defaultColorScheme="auto"
-      colorSchemeManager={colorSchemeManager}
-      cssVariablesResolver={contrast}
-    >
-      <Notifications position="top-right" />
-      <QueryClientProvider client={queryClient}>
-        <BrowserRouter basename="/console">
-          <SessionProvider>
-            <App />
-          </SessionProvider>
-        </BrowserRouter>
-      </QueryClientProvider>
-    </MantineProvider>
-  </StrictMode>,
+// The first render waits for the browser's language (fetched first when it is not English): no English flash.
+void languageReady.then(() =>
+  createRoot(root).render(
+    <StrictMode>
+      <MantineProvider
+        theme={theme}
+        defaultColorScheme="auto"
+        colorSchemeManager={colorSchemeManager}
+        cssVariablesResolver={contrast}
+      >
+        <Notifications position="top-right" />
+        <QueryClientProvider client={queryClient}>
+          <BrowserRouter basename="/console">
+            <SessionProvider>
+              <App />
+            </SessionProvider>
+          </BrowserRouter>
+        </QueryClientProvider>
+      </MantineProvider>
+    </StrictMode>,
+  ),
 );

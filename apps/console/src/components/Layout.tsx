@@ -138,7 +138,7 @@ export function LanguageSwitch({ value }: { value: Language }) {
       size="xs"
       aria-label={t('language.label')}
       value={value}
-      onChange={(language) => chooseLanguage(language)}
+      onChange={(language) => void chooseLanguage(language)}
       data={[
         { value: 'en', label: 'EN' },
         { value: 'zh-CN', label: '中文' },
