@@ -115,7 +115,7 @@ describe('console requests and webhooks in the browser', () => {
     await expect(page.getByRole('heading', { name: 'Calls' }).count()).resolves.toBe(0);
     await row.waitFor();
 
-    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.getByRole('link', { name: 'Requests', exact: true }).click();
     await page.getByRole('heading', { name: 'Requests' }).waitFor();
     await page.getByRole('row').filter({ hasText: appId }).filter({ hasText: 'DailyLimitExceeded' }).waitFor();
     await inspect(page, 'requests-account');

@@ -74,6 +74,12 @@ describe('console Requests filters in the browser', () => {
     await rows(asyncTask).waitFor();
     await rows(syncTask).waitFor({ state: 'detached' });
     await inspect(page, 'requests-filter-key');
+    // The export follows the range and the filter: the header, that key's task and its refusal.
+    const href = await page.getByRole('link', { name: 'Export requests (CSV)' }).getAttribute('href');
+    expect(href).toMatch(/^\/console\/api\/applications\/app_\w+\/requests\/export\?key_id=key_\w+&calls=all&from=/);
+    const exported = (await (await page.request.get(href!)).text()).split('\r\n').filter(Boolean);
+    expect(exported.map((line) => line.split(',')[0])).toEqual(['kind', 'task', 'refused']);
+    expect(exported[1]).toContain(asyncTask);
 
     // Sync only: the key filter is cleared (one filter at a time), the sync task and the sync refusal remain.
     await page.getByRole('radiogroup', { name: 'Mode' }).getByText('Sync', { exact: true }).click();

@@ -187,4 +187,64 @@ describe('console API: Requests filters', () => {
       expect([refused.status, refused.body.error.param]).toEqual([400, param]);
     }
   });
+
+  // Last: it adds a refusal the tests above do not expect.
+  it('exports the filtered requests as CSV: tasks then refusals, RFC 4180 quoting, formula cells defused', async () => {
+    const csv = async (path: string) => {
+      const answer = await fetch(`${api.url}/console/api${path}`, { headers: { cookie: user.cookie } });
+      return { status: answer.status, headers: answer.headers, text: await answer.text() };
+    };
+    const rows = (text: string) => text.split('\r\n').filter(Boolean);
+    const byKey = await csv(`/applications/${appId}/requests/export?key_id=${secondKey.id}`);
+    expect(byKey.status).toBe(200);
+    expect(byKey.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(byKey.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="requests-app_\w+-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    const [header, task, refused, ...more] = rows(byKey.text);
+    expect(header.split(',').slice(0, 8)).toEqual([
+      'kind',
+      'app_id',
+      'time',
+      'task_id',
+      'request_id',
+      'endpoint',
+      'model',
+      'status',
+    ]);
+    expect(header.split(',')).toHaveLength(18);
+    expect(task).toMatch(
+      new RegExp(
+        `^task,${appId},[^,]+,${tasks.second},[^,]*,embeddings,text-embedding-v4,succeeded,,,${secondKey.id},async,\\d+,`,
+      ),
+    );
+    expect(refused).toMatch(
+      new RegExp(`^refused,${appId},[^,]+,,[^,]*,POST /v1/embeddings,text-embedding-v4,400,InvalidParameter,`),
+    );
+    expect(more).toEqual([]);
+    expect(rows((await csv(`/applications/${appId}/requests/export?status=failed`)).text).slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^task,${appId},[^,]+,${tasks.failed},`)),
+    ]);
+
+    // A model a spreadsheet would run as a formula, quoted because of its own quotes and commas.
+    const formula = '=HYPERLINK("https://evil.example","open")';
+    expect((await embeddings(firstKey.secret, { model: formula, input: 'x' })).status).toBeGreaterThanOrEqual(400);
+    const refusedOnly = await waitFor(
+      async () => rows((await csv(`/applications/${appId}/requests/export?calls=refused`)).text),
+      (lines) => lines.length === 4,
+      'the third refusal in the export',
+    );
+    expect(refusedOnly[1]).toContain(`,"'=HYPERLINK(""https://evil.example"",""open"")",`);
+    expect(refusedOnly.slice(1).every((line) => line.startsWith('refused,'))).toBe(true);
+
+    // Across the account, the same filter; a stranger's application is a 404, a bad `calls` a 400.
+    const account = rows((await csv('/requests/export?mode=async')).text);
+    expect(account.slice(1).map((line) => line.split(',')[0])).toEqual(['task', 'refused']);
+    expect((await csv(`/applications/${appId}/requests/export?calls=some`)).status).toBe(400);
+    const stranger = await consoleClient(api.url).register('csv-stranger@example.com');
+    const foreign = await fetch(`${api.url}/console/api/applications/${appId}/requests/export`, {
+      headers: { cookie: stranger.cookie },
+    });
+    expect(foreign.status).toBe(404);
+  });
 });

@@ -68,9 +68,11 @@ describe('OpenAPI document', () => {
         'GET /console/api/applications/{id}/usage/export',
         'GET /console/api/usage',
         'GET /console/api/usage/export',
+        'GET /console/api/applications/{id}/requests/export',
+        'GET /console/api/requests/export',
       ]),
     );
-    expect(operations).toHaveLength(48);
+    expect(operations).toHaveLength(51);
     // The router's own 404 names the route it lacks; a documented operation never answers it.
     for (const operation of operations) {
       const [verb, route] = operation.split(' ');

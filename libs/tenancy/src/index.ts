@@ -23,6 +23,7 @@ export * from './console/operator-setup';
 export * from './console/invitation-tokens';
 export * from './console/console-audit.service';
 export * from './console/console-refusals.service';
+export * from './console/console-requests-export.service';
 export * from './console/console-usage.service';
 export * from './console/console-task-bodies.service';
 export * from './bodies/body-settings';

@@ -107,6 +107,22 @@ const REFUSAL_FILTERS: QueryParameter[] = [
   MODE_FILTER,
 ];
 
+const REQUESTS_EXPORT: QueryParameter[] = [
+  ...DAY_RANGE,
+  ...TASK_FILTERS,
+  {
+    name: 'calls',
+    description:
+      '`all` (default), `tasks` (the calls that became tasks) or `refused` (those refused before the queue).',
+    schema: { type: 'string', enum: ['all', 'tasks', 'refused'] },
+  },
+];
+const REQUESTS_CSV = {
+  contentType: 'text/csv',
+  description:
+    'One row per call, newest first per application: its tasks, then its refused calls (kind, app, time, task and request ids, endpoint, model, status, error code and message, key, mode, latency, tokens in and out, images, cost, currency).',
+};
+
 const IMAGE_FILE = {
   contentType: 'image/png',
   description: 'The generated image, cacheable until the URL expires.',
@@ -330,6 +346,21 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: "List calls refused before the queue, across the account's applications",
     query: [REFUSAL_PAGING[0], ...REFUSAL_FILTERS],
     success: { 200: 'RefusedCallPage' },
+  },
+  'ConsoleRequestsController.exportApplication': {
+    tag: 'Console',
+    summary: "Export the application's requests as CSV",
+    description:
+      'Streamed; the filter as the tasks listing takes it (one at a time), applied to the refused calls too. A `status` filter leaves the refused calls out.',
+    query: REQUESTS_EXPORT,
+    success: { 200: REQUESTS_CSV },
+    errors: ['NotFound'],
+  },
+  'ConsoleRequestsController.exportAccount': {
+    tag: 'Console',
+    summary: 'Export the requests of every application of the account as CSV',
+    query: REQUESTS_EXPORT,
+    success: { 200: REQUESTS_CSV },
   },
   'ConsoleApplicationsController.billing': {
     tag: 'Console',

@@ -18,8 +18,8 @@ const REFUSALS_REFRESH_MS = 2_000;
 
 /**
  * An application's calls: those refused before the queue (kept in Redis, capped, with a count of the dropped ones)
- * and those that became tasks, newest first, over a day range and filtered on the server (RequestFilterControls).
- * `appId` absent: the whole account's refusals (tasks are listed per application).
+ * and those that became tasks, newest first, over a day range and filtered on the server (RequestFilterControls);
+ * both exported as CSV under the same range and filter. `appId` absent: the whole account's refusals (tasks are listed per application).
  */
 export function RequestsPanel({ appId }: { appId?: string }) {
   const { t } = useTranslation();
@@ -36,7 +36,11 @@ export function RequestsPanel({ appId }: { appId?: string }) {
   });
   return (
     <Stack>
-      <DayRangePicker range={range} />
+      <DayRangePicker
+        range={range}
+        exportHref={`${base}/requests/export?${filters.exportQuery}`}
+        exportLabel={t('requests.exportCsv')}
+      />
       <RequestFilterControls filters={filters} appId={appId} />
       {range.valid && <RequestStatus error={refusals.error ?? tasks.error} answered={refusals.data !== undefined} />}
       {refusals.data && filters.showRefused && (

@@ -279,6 +279,7 @@ export const en = {
     anyMode: 'Any',
     signedRequests: 'Signed requests',
     oneFilter: 'One filter at a time, within the dates: choosing one clears the others.',
+    exportCsv: 'Export requests (CSV)',
     refused: 'Refused before the queue',
     tasks: 'Calls',
     noneRefused: 'No refused calls.',

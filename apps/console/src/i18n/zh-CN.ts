@@ -277,6 +277,7 @@ export const zhCN: Translation<Messages> = {
     anyMode: '全部',
     signedRequests: '签名请求',
     oneFilter: '在所选日期内每次按一个条件筛选：选择一个条件会清除其他条件。',
+    exportCsv: '导出请求（CSV）',
     refused: '进入队列前被拒绝',
     tasks: '调用',
     noneRefused: '没有被拒绝的调用。',

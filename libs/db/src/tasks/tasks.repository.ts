@@ -72,7 +72,7 @@ export class TasksRepository {
   /**
    * Records a finished task; idempotent per task id, so a retried job never records twice. The body goes first, so
    * a record that can be read always has its body until retention removes it; the feed row last, and from the
-   * record that was kept when an earlier attempt got there first.
+   * record that was kept when an earlier attempt got there first (its filter feeds' rows just before).
    */
   async record(task: NewTaskRecord): Promise<void> {
     await this.recordEach([task]);
@@ -92,11 +92,12 @@ export class TasksRepository {
     const kept = await Promise.all(
       tasks.map((task, i) => (inserted[i] ? Promise.resolve(task) : this.findById(task._id))),
     );
+    // Under its filters first: a task the unfiltered listing shows is in every filtered one too.
+    await this.fileFiltered(kept.filter((record): record is TaskRecord => record !== null));
     await this.feeds.fileEach(
       'tasks',
       kept.flatMap((record, i) => (record ? [{ record, place: places[i] }] : [])),
     );
-    await this.fileFiltered(kept.filter((record): record is TaskRecord => record !== null));
   }
 
   /**

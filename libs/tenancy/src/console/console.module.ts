@@ -7,6 +7,7 @@ import { ConsoleAuditService } from './console-audit.service';
 import { ConsoleSessionsService } from './console-sessions.service';
 import { ConsoleOperatorsService } from './console-operators.service';
 import { ConsoleRefusalsService } from './console-refusals.service';
+import { ConsoleRequestsExportService } from './console-requests-export.service';
 import { ConsoleTaskBodiesService } from './console-task-bodies.service';
 import { ConsoleUsageService } from './console-usage.service';
 import { OperatorSetup } from './operator-setup';
@@ -19,6 +20,7 @@ import { OperatorSetup } from './operator-setup';
     ConsoleOperatorsService,
     ConsoleAuditService,
     ConsoleRefusalsService,
+    ConsoleRequestsExportService,
     ConsoleUsageService,
     ConsoleTaskBodiesService,
     OperatorSetup,
@@ -30,6 +32,7 @@ import { OperatorSetup } from './operator-setup';
     ConsoleOperatorsService,
     ConsoleAuditService,
     ConsoleRefusalsService,
+    ConsoleRequestsExportService,
     ConsoleUsageService,
     ConsoleTaskBodiesService,
     OperatorSetup,

@@ -1,5 +1,6 @@
 import { addLatency, formatNanos, latencyPercentile, sumNanos } from '@gateway/common';
 import type { UsageDay } from '@gateway/db';
+import { csvLine } from './csv';
 
 /** Usage as the console API shows it. Money goes out as strings, so the console never does money arithmetic. */
 export interface UsageView {
@@ -89,11 +90,5 @@ export function usageCsv(days: UsageDay[], appNames: Map<string, string>, curren
       totals.latency_p95_ms ?? '',
     ];
   });
-  return [CSV_HEADER, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
-}
-
-function csvCell(value: string | number): string {
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return [CSV_HEADER, ...rows].map(csvLine).join('');
 }

@@ -1,9 +1,17 @@
 import { GatewayError } from '@gateway/common';
-import { ConsoleRefusalsService, ConsoleSession, MAX_REFUSALS_PAGE } from '@gateway/tenancy';
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import {
+  ConsoleRefusalsService,
+  ConsoleRequestsExportService,
+  ConsoleSession,
+  MAX_REFUSALS_PAGE,
+} from '@gateway/tenancy';
+import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
-import { refusalFilter } from './request-filters';
+import { sendCsv } from '../usage/csv-reply';
+import { refusalFilter, requestsExport } from './request-filters';
 
 const DEFAULT_LIMIT = 50;
 
@@ -14,7 +22,10 @@ const DEFAULT_LIMIT = 50;
 @Controller('console/api')
 @UseGuards(ConsoleSessionGuard)
 export class ConsoleRequestsController {
-  constructor(private readonly refusals: ConsoleRefusalsService) {}
+  constructor(
+    private readonly refusals: ConsoleRefusalsService,
+    private readonly exports: ConsoleRequestsExportService,
+  ) {}
 
   /** `limit` (1-200) and `offset`, newest first; filtered by any of `from`, `to`, `model`, `code`, `status`, `key_id`, `mode`. */
   @Get('applications/:id/refusals')
@@ -40,6 +51,34 @@ export class ConsoleRequestsController {
       count(query.limit, 'limit', 1, DEFAULT_LIMIT),
       refusalFilter(query),
     );
+  }
+
+  /**
+   * The application's calls as CSV, streamed: its tasks over `from`..`to` (one filter, as the tasks listing takes
+   * it), then its refused calls under the same filter; `calls` = `all`, `tasks` or `refused`.
+   */
+  @Get('applications/:id/requests/export')
+  async exportApplication(
+    @CurrentSession() session: ConsoleSession,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('id') id: string,
+    @Query() query: Record<string, string>,
+  ): Promise<Readable> {
+    const request = requestsExport(query);
+    const lines = await this.exports.forApplication(id, session.userId, request);
+    return sendCsv(reply, `requests-${id}-${request.from}-${request.to}.csv`, lines);
+  }
+
+  /** The same for every application of the account, one after the other. */
+  @Get('requests/export')
+  async exportAccount(
+    @CurrentSession() session: ConsoleSession,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query() query: Record<string, string>,
+  ): Promise<Readable> {
+    const request = requestsExport(query);
+    const lines = await this.exports.forAccount(session.userId, request);
+    return sendCsv(reply, `requests-${request.from}-${request.to}.csv`, lines);
   }
 }
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '@gateway/common';
-import { refusalFilter, taskFilter } from './request-filters';
+import { refusalFilter, requestsExport, taskFilter } from './request-filters';
 
 function refusal(read: () => unknown): unknown {
   try {
@@ -69,5 +69,29 @@ describe('refusalFilter', () => {
     [{ from: '2025-03-01', to: '2025-02-01' }, 'from'],
   ])('refuses %j with 400 InvalidParameter naming %s', (query, param) => {
     expect(refusal(() => refusalFilter(query))).toMatchObject({ code: 'InvalidParameter', param });
+  });
+});
+
+describe('requestsExport', () => {
+  it('gives the refused calls the same filter, and leaves them out under a task status', () => {
+    expect(requestsExport({ from: '2025-01-01', to: '2025-01-31', key_id: 'key_a' })).toEqual({
+      from: '2025-01-01',
+      to: '2025-01-31',
+      taskFilter: { field: 'key', value: 'key_a' },
+      refusalFilter: { keyId: 'key_a' },
+      calls: 'all',
+    });
+    expect(requestsExport({ to: '2025-01-31', mode: 'async', calls: 'refused' })).toMatchObject({
+      refusalFilter: { async: true },
+      calls: 'refused',
+    });
+    expect(requestsExport({ to: '2025-01-31', status: 'failed' })).toMatchObject({ refusalFilter: {}, calls: 'tasks' });
+  });
+
+  it('refuses an unknown `calls` with 400 InvalidParameter', () => {
+    expect(refusal(() => requestsExport({ calls: 'some' }))).toMatchObject({
+      code: 'InvalidParameter',
+      param: 'calls',
+    });
   });
 });

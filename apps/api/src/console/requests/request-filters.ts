@@ -1,6 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { TaskFilter } from '@gateway/db';
-import { RefusalFilter } from '@gateway/tenancy';
+import { ExportedCalls, RefusalFilter, RequestsExport } from '@gateway/tenancy';
 import { dayRange } from '../listing-query';
 
 type Query = Record<string, string | undefined>;
@@ -66,6 +66,27 @@ export function refusalFilter(query: Query): RefusalFilter {
     filter.status = status;
   }
   return filter;
+}
+
+/**
+ * What a Requests export writes: the day range, the tasks' filter and the same for the refused calls, and `calls`
+ * (`all`, `tasks`, `refused`). A `status` (succeeded, failed, cancelled) is a task's, so it leaves the refused out.
+ */
+export function requestsExport(query: Query): RequestsExport {
+  const range = dayRange(query.from, query.to);
+  const filter = taskFilter(query);
+  const calls = oneOf('calls', query.calls ?? 'all', ['all', 'tasks', 'refused']) as ExportedCalls;
+  const refusalFilter: RefusalFilter = {};
+  if (filter?.field === 'model') refusalFilter.model = filter.value;
+  if (filter?.field === 'code') refusalFilter.code = filter.value;
+  if (filter?.field === 'key') refusalFilter.keyId = filter.value;
+  if (filter?.field === 'mode') refusalFilter.async = filter.value === 'async';
+  return {
+    ...range,
+    taskFilter: filter,
+    refusalFilter,
+    calls: filter?.field === 'status' && calls === 'all' ? 'tasks' : calls,
+  };
 }
 
 function model(value: string): string {

@@ -57,6 +57,13 @@ export function useRequestFilters() {
     showTasks: chosen.outcome !== 'refused',
     taskQuery: params.toString(),
     refusalQuery,
+    /** An export's filter: the listings' own, and which calls it writes (`calls`: all, tasks or refused). */
+    exportQuery: [
+      params.toString(),
+      `calls=${chosen.outcome === 'refused' ? 'refused' : chosen.outcome === 'all' ? 'all' : 'tasks'}`,
+    ]
+      .filter(Boolean)
+      .join('&'),
   };
 }
 

@@ -3,8 +3,19 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DayRange, RANGE_PRESETS } from './day-range';
 
-/** The presets, the two dates, and a reversed range said in words on the start date (then nothing is sent). */
-export function DayRangePicker({ range, exportHref }: { range: DayRange; exportHref?: string }) {
+/**
+ * The presets, the two dates, and a reversed range said in words on the start date (then nothing is sent); with
+ * `exportHref` (a console API path, which may carry its own query), a CSV download of the range under `exportLabel`.
+ */
+export function DayRangePicker({
+  range,
+  exportHref,
+  exportLabel,
+}: {
+  range: DayRange;
+  exportHref?: string;
+  exportLabel?: string;
+}) {
   const { t } = useTranslation();
   const reversedId = useId();
   // Marked invalid on both inputs (Mantine sets aria-invalid) and said in words under them, in a red dark enough
@@ -44,12 +55,17 @@ export function DayRangePicker({ range, exportHref }: { range: DayRange; exportH
         />
         {exportHref &&
           (range.valid ? (
-            <Button component="a" variant="default" href={`/console/api${exportHref}?${range.query}`} download>
-              {t('usage.exportCsv')}
+            <Button
+              component="a"
+              variant="default"
+              href={`/console/api${exportHref}${exportHref.includes('?') ? '&' : '?'}${range.query}`}
+              download
+            >
+              {exportLabel ?? t('usage.exportCsv')}
             </Button>
           ) : (
             <Button variant="default" disabled>
-              {t('usage.exportCsv')}
+              {exportLabel ?? t('usage.exportCsv')}
             </Button>
           ))}
       </Group>
