@@ -114,6 +114,21 @@ describe('kept request and response bodies', () => {
     expect((await bodiesOf(appId, 'task_doesnotexist')).status).toBe(404);
   });
 
+  it('keeps a Responses call as the request its upstream is sent, or its chat translation, under the public model', async () => {
+    const { appId, apiKey } = await createApp({ log_bodies: true });
+    for (const model of ['x-chat-responses', 'x-chat']) {
+      const answered = await postJson(`${api.url}/v1/responses`, { model, input: 'hello responses' }, apiKey);
+      expect(answered.status).toBe(200);
+      const kept = (await keptBodies(appId, answered.headers.get('x-task-id')!)).body;
+      const request = JSON.parse(kept.request.body);
+      expect({ model: request.model, asked: JSON.stringify(request) }).toEqual({
+        model,
+        asked: expect.stringContaining('hello responses'),
+      });
+      expect(JSON.parse(kept.response.body)).toEqual(answered.body);
+    }
+  });
+
   it('keeps nothing for an application that did not opt in', async () => {
     const quiet = await createApp({});
     const loud = await createApp({ log_bodies: true });

@@ -16,11 +16,9 @@ export function requestOfJob(job: PayloadOf<TaskQueueName>): Record<string, unkn
       return imageEditRequest(job as ImageEditJob);
     case ENDPOINTS.responses.name: {
       const chat = job as ChatJob;
-      return {
-        model: chat.model,
-        ...(chat.responses?.upstream ?? chat.request),
-        ...(chat.stream ? { stream: true } : {}),
-      };
+      const fields = { ...(chat.responses?.upstream ?? chat.request), ...(chat.stream ? { stream: true } : {}) };
+      // The public model id, first, whatever the upstream's request names.
+      return Object.assign({ model: chat.model }, fields, { model: chat.model });
     }
     default:
       return chatRequest(job as ChatJob);
