@@ -39,7 +39,8 @@ export class TaskBodiesRepository {
 
   /**
    * Deletes expired bodies hour by hour, from where the last pass stopped up to the last hour wholly past, at most
-   * MAX_PER_PASS a pass; an hour is done once emptied. Until then a read leaves them out by their `expiresAt`.
+   * MAX_PER_PASS a pass; an hour is done once emptied (bodies expire a day or more after they are written, never in
+   * an hour already done). Until then a read leaves them out by their `expiresAt`.
    * `horizonMs`: how far back the first pass of a database looks (the longest retention).
    */
   async deleteExpired(now: Date, horizonMs: number, deadline = Infinity): Promise<number> {
