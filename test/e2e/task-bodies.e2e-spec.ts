@@ -1,4 +1,4 @@
-import { TaskBodiesRepository, utcHour } from '@gateway/db';
+import { TaskBodiesRepository, TasksRepository, utcHour } from '@gateway/db';
 import { MaintenancePass } from '../../apps/worker/src/tasks/maintenance-pass.service';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient, ConsoleUser } from '../helpers/console';
@@ -191,6 +191,37 @@ describe('kept request and response bodies', () => {
     expect(kept.request.body.length).toBe(65_536);
     expect(kept.request.chars).toBeGreaterThan(80_000);
     expect(kept.request.body.startsWith('{"model":"text-embedding-v4","input":["passage 0 lorem ipsum')).toBe(true);
+  });
+
+  it('drops bodies that cannot be written, and the task keeps its answer and its record', async () => {
+    const { appId, apiKey } = await createApp({ log_bodies: true });
+    const insert = jest
+      .spyOn(worker.app.get(TaskBodiesRepository), 'insertEach')
+      .mockRejectedValueOnce(new Error('the database refused the bodies'));
+    try {
+      const answered = await postJson(
+        `${api.url}/v1/embeddings`,
+        { model: 'text-embedding-v4', input: 'dropped' },
+        apiKey,
+      );
+      expect(answered.status).toBe(200);
+      const taskId = answered.headers.get('x-task-id')!;
+      await waitFor(
+        () => insert.mock.results.length,
+        (tried) => tried > 0,
+        'the write of the bodies',
+      );
+      await expect(insert.mock.results[0].value).rejects.toThrow('refused');
+      const record = await waitFor(
+        () => api.app.get(TasksRepository).findForApp(taskId, appId),
+        (found) => found !== null,
+        'the task record',
+      );
+      expect(record).toMatchObject({ status: 'succeeded' });
+      expect((await bodiesOf(appId, taskId)).status).toBe(404);
+    } finally {
+      insert.mockRestore();
+    }
   });
 
   it('hides bodies past their retention at once, and the maintenance pass deletes them', async () => {
