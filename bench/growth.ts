@@ -9,7 +9,11 @@
  * request path or a console page, the insert rate, disk per 1,000 tasks and the time of a full maintenance pass
  * (sweep progress reset, so the pass walks every day past retention). Asserts nothing.
  *
+ * With --applications (e.g. 10000,100000) it fills applications instead, one owner per ten, and times the operators'
+ * "All apps" listing (ConsoleOperatorsService.listApplications): its first page and a page further on.
+ *
  * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 1000]
+ *      npm run bench:growth -- --applications 10000,100000 --samples 100
  */
 import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 import { execFileSync } from 'node:child_process';
@@ -32,13 +36,17 @@ import {
 } from '@gateway/db';
 import { ImageStore, ImagingModule } from '@gateway/imaging';
 import { REFUSALS_KEPT, RefusedCalls } from '@gateway/queue';
-import { ConsoleRefusalsService } from '@gateway/tenancy';
+import { AuditTrail, ConsoleOperatorsService, ConsoleRefusalsService } from '@gateway/tenancy';
 import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
 const { values } = parseArgs({
-  options: { sizes: { type: 'string', default: '10000,100000,1000000' }, samples: { type: 'string', default: '1000' } },
+  options: {
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+    samples: { type: 'string', default: '1000' },
+    applications: { type: 'string' },
+  },
 });
 const SIZES = values.sizes.split(',').map(Number);
 const SAMPLES = Number(values.samples);
@@ -61,8 +69,13 @@ async function main(): Promise<void> {
     const config = benchConfig(stack, 'growth');
     const app = await benchContext(config, 'growth-bench', {
       imports: [ImagingModule],
-      providers: [MaintenancePass, ConsoleRefusalsService],
+      providers: [MaintenancePass, ConsoleRefusalsService, ConsoleOperatorsService, AuditTrail],
     });
+    if (values.applications) {
+      await growApplications(app, values.applications.split(',').map(Number));
+      await app.close();
+      return;
+    }
     const fixture = await setUp(app);
     await fillRefusals(app, fixture);
     print(
@@ -310,6 +323,61 @@ function shapeOf(kind: string, n: number, taskId: string) {
   };
 }
 
+/**
+ * The operators' listing of every account's applications as applications accumulate: filled through the repository
+ * the console uses (one owner per ten applications), then the first page of 50 and the page after a cursor 1,000
+ * applications down, each with the owners' emails.
+ */
+async function growApplications(app: INestApplicationContext, sizes: number[]): Promise<void> {
+  const applications = app.get(ApplicationsRepository);
+  const users = app.get(UsersRepository);
+  const operators = app.get(ConsoleOperatorsService);
+  print(`growth bench: the operators' "All apps" listing, ${SAMPLES} samples per read`);
+  let created = 0;
+  for (const size of sizes) {
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (created < size) {
+          const n = created++;
+          const ownerId = `usr_fleet${Math.floor(n / 10)}`;
+          if (n % 10 === 0)
+            await users.create({ _id: ownerId, email: `fleet${n / 10}@example.com`, passwordHash: 'x' });
+          await applications.create({
+            _id: `app_fleet${String(n).padStart(7, '0')}`,
+            ownerId,
+            name: `fleet app ${n}`,
+            description: 'an application of the growth bench',
+            type: 'backend',
+            usageScenario: '',
+            expectedVolume: 0,
+            scope: { capabilities: [], models: [] },
+            dailyCallLimit: 1000,
+            concurrencyLimit: 0,
+            requestsPerMinute: 0,
+            tokenQuota: 0,
+            ipWhitelist: [],
+            secretKeyEnc: 'x',
+          } as never);
+          if (n % 20_000 === 0 && n > 0) process.stderr.write(`  … ${n.toLocaleString('en-US')} applications\n`);
+        }
+      }),
+    );
+    print(
+      `\n== ${size.toLocaleString('en-US')} applications (filled in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`,
+    );
+    // A cursor 1,000 applications down the listing, found by paging there once.
+    let deep: string | undefined;
+    for (let page = 0; page < 5; page++) deep = (await operators.listApplications(deep, 200)).next ?? undefined;
+    for (const [name, { p50, p99 }] of await measure({
+      'all apps: first page of 50 (with owners)': () => operators.listApplications(undefined, 50),
+      'all apps: a page 1,000 down': () => operators.listApplications(deep, 50),
+    })) {
+      print(`  ${name.padEnd(44)} p50 ${p50.toFixed(2).padStart(8)} ms  p99 ${p99.toFixed(2).padStart(8)} ms`);
+    }
+  }
+}
+
 /** Every application's refused calls past what its list keeps, as a flood of 429s leaves them. */
 async function fillRefusals(app: INestApplicationContext, fixture: Fixture): Promise<void> {
   const refused = app.get(RefusedCalls);
@@ -393,7 +461,7 @@ async function measure(
   reads: Record<string, () => Promise<unknown>>,
 ): Promise<Map<string, { p50: number; p99: number }>> {
   const entries = Object.entries(reads);
-  for (let i = 0; i < 10; i++) for (const [, read] of entries) await read();
+  for (let i = 0; i < Math.min(10, SAMPLES); i++) for (const [, read] of entries) await read();
   const times = new Map<string, number[]>(entries.map(([name]) => [name, []]));
   for (let i = 0; i < SAMPLES; i++) {
     for (const [name, read] of entries) {

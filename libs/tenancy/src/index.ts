@@ -30,3 +30,4 @@ export * from './bodies/body-settings';
 export * from './console/console.module';
 export * from './audit/audit-trail';
 export * from './console/account-access';
+export * from './console/applications-listing-backfill';

@@ -1,7 +1,10 @@
 import { AppConfig, GatewayError } from '@gateway/common';
 import {
+  ApplicationRecord,
   ApplicationsRepository,
   CeilingChanges,
+  FeedSlice,
+  InvalidCursorError,
   Invitation,
   InvitationsRepository,
   UsageDailyRepository,
@@ -48,15 +51,24 @@ export class ConsoleOperatorsService {
   }
 
   /**
-   * Every account's applications with their owner, a page at a time in `_id` order: each page is one read by the
-   * `_id` index, and the owners are looked up in the (small) users collection once per page.
+   * Every account's applications with their owner, newest first, a page at a time: the page's applications by their
+   * listing's feed pages, then by `_id`, and each owner on the page by `_id`, so a page costs the same at any number of
+   * applications and accounts. A cursor the listing did not hand out is refused (400, param `cursor`).
    */
   async listApplications(cursor: string | undefined, limit: number) {
-    const [page, users] = await Promise.all([this.applications.page(cursor, limit), this.users.list()]);
-    const emails = new Map(users.map((user) => [user._id, user.email]));
-    const apps = page.slice(0, limit);
+    let page: FeedSlice<ApplicationRecord>;
+    try {
+      page = await this.applications.newestFirst(cursor, limit);
+    } catch (error) {
+      if (error instanceof InvalidCursorError)
+        throw new GatewayError('InvalidParameter', error.message, { param: 'cursor' });
+      throw error;
+    }
+    const ownerIds = [...new Set(page.data.flatMap((app) => (app.ownerId ? [app.ownerId] : [])))];
+    const owners = await Promise.all(ownerIds.map((id) => this.users.findById(id)));
+    const emails = new Map(owners.flatMap((owner) => (owner ? [[owner._id, owner.email] as const] : [])));
     return {
-      data: apps.map((app) => ({
+      data: page.data.map((app) => ({
         id: app._id,
         name: app.name,
         owner_id: app.ownerId ?? null,
@@ -67,7 +79,7 @@ export class ConsoleOperatorsService {
         token_quota: app.tokenQuota,
         created_at: new Date(app.createdAt).toISOString(),
       })),
-      next: page.length > limit ? apps[apps.length - 1]._id : null,
+      next: page.next,
     };
   }
 

@@ -2,6 +2,7 @@ import { WebhookJobs } from '@gateway/webhooks';
 import { Module } from '@nestjs/common';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { TenancyModule } from '../tenancy.module';
+import { ApplicationsListingBackfill } from './applications-listing-backfill';
 import { ConsoleApplicationsService } from './console-applications.service';
 import { ConsoleAuditService } from './console-audit.service';
 import { ConsoleSessionsService } from './console-sessions.service';
@@ -25,6 +26,7 @@ import { OperatorSetup } from './operator-setup';
     ConsoleTaskBodiesService,
     OperatorSetup,
     WebhookJobs,
+    ApplicationsListingBackfill,
   ],
   exports: [
     ConsoleSessionsService,

@@ -10,7 +10,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 
 const PAGE_SIZE = 50;
 
-/** Every account's applications with their owner, a page at a time (the API pages by the `_id` index). */
+/** Every account's applications with their owner, newest first, a page at a time (each page read by index). */
 export default function AllApplicationsPage() {
   const { t, i18n } = useTranslation();
   const pages = useInfiniteQuery({
