@@ -12,7 +12,10 @@
  * With --applications (e.g. 10000,100000) it fills applications instead, one owner per ten, and times the operators'
  * "All apps" listing (ConsoleOperatorsService.listApplications): its first page and a page further on.
  *
- * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 1000]
+ * With --requests it fills only the task records (in batches, no results, billing or webhooks) and times only the
+ * console's Requests reads (growth-requests.ts): a million tasks in a fraction of the full fill's time.
+ *
+ * Run: npm run bench:growth [-- --sizes 10000,100000,1000000 --samples 1000] [--requests]
  *      npm run bench:growth -- --applications 10000,100000 --samples 100
  */
 import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
@@ -38,6 +41,7 @@ import { ImageStore, ImagingModule } from '@gateway/imaging';
 import { REFUSALS_KEPT, RefusedCalls } from '@gateway/queue';
 import { AuditTrail, ConsoleOperatorsService, ConsoleRefusalsService } from '@gateway/tenancy';
 import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
+import { appIndexOf, dayOf, fillRequestsOnly, requestFieldsOf, requestReads } from './growth-requests';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
@@ -46,8 +50,10 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '10000,100000,1000000' },
     samples: { type: 'string', default: '1000' },
     applications: { type: 'string' },
+    requests: { type: 'boolean', default: false },
   },
 });
+const REQUESTS_ONLY = values.requests;
 const SIZES = values.sizes.split(',').map(Number);
 const SAMPLES = Number(values.samples);
 const APPS = 10;
@@ -86,7 +92,16 @@ async function main(): Promise<void> {
     for (const size of SIZES) {
       const started = Date.now();
       const before = fixture.recorded;
-      await fill(app, fixture, size);
+      if (REQUESTS_ONLY) {
+        await fillRequestsOnly(
+          app,
+          fixture.apps.map(({ appId }) => appId),
+          fixture.recorded,
+          size,
+          DAYS,
+        );
+        fixture.recorded = size;
+      } else await fill(app, fixture, size);
       const insertRate = ((fixture.recorded - before) / (Date.now() - started)) * 1000;
       firstInsertRate ||= insertRate;
       print(
@@ -98,16 +113,18 @@ async function main(): Promise<void> {
       psql(stack.postgresUrl, 'CHECKPOINT');
       execFileSync('sync');
       print(
-        `  inserts: ${insertRate.toFixed(0)} tasks/s recorded (with their results, billing, webhooks and roll-ups)${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`,
+        `  inserts: ${insertRate.toFixed(0)} tasks/s recorded (${REQUESTS_ONLY ? 'task records and their feed rows only' : 'with their results, billing, webhooks and roll-ups'})${size === SIZES[0] ? '' : `, ${(insertRate / firstInsertRate).toFixed(2)}× the first size`}`,
       );
-      for (const [name, { p50, p99 }] of await measure(reads(app, fixture))) {
+      const timed = { ...(REQUESTS_ONLY ? {} : reads(app, fixture)), ...(await requestsReads(app, fixture)) };
+      for (const [name, { p50, p99 }] of await measure(timed)) {
         firstP99.set(name, firstP99.get(name) ?? p99);
         const ratio = p99 / firstP99.get(name)!;
         const ok = p99 <= TARGET_P99_MS && (size === SIZES[0] || ratio <= 2 || p99 <= 2) ? 'ok' : 'MISSED';
         print(
-          `  ${name.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms  p99 ${p99.toFixed(2).padStart(6)} ms  ${size === SIZES[0] ? '' : `(${ratio.toFixed(2)}× first) `}${ok}`,
+          `  ${name.padEnd(52)} p50 ${p50.toFixed(2).padStart(6)} ms  p99 ${p99.toFixed(2).padStart(6)} ms  ${size === SIZES[0] ? '' : `(${ratio.toFixed(2)}× first) `}${ok}`,
         );
       }
+      if (REQUESTS_ONLY) continue;
       const connection = app.get<Connection>(getConnectionToken());
       await connection.db!.collection('sweep_state').deleteMany({});
       const passStarted = Date.now();
@@ -175,11 +192,11 @@ async function fill(app: INestApplicationContext, fixture: Fixture, size: number
   const rollups = new Map<string, { key: { appId: string; model: string; day: string }; counters: UsageCounters }>();
 
   const recordOne = async (n: number) => {
-    const appIndex = n % 10 < 4 ? 0 : 1 + (n % (APPS - 1));
+    const appIndex = appIndexOf(n, APPS);
     const appId = fixture.apps[appIndex].appId;
     // Days scattered independently of the application (a multiplicative hash of n): with `n % DAYS` the day would
     // fix n % 10 and so the application, leaving each one traffic on a few of the 30 days only.
-    const day = utcDaysBefore(today, (Math.imul(n, 2654435761) >>> 8) % DAYS);
+    const day = dayOf(n, DAYS, today);
     const createdAt = Date.parse(`${day}T00:00:00Z`) + (n % 86_400) * 1000;
     const taskId = `task_${crypto.randomBytes(16).toString('base64url').replace(/[-_]/g, 'x').slice(0, 22)}`;
     const kind = n % 20 === 0 ? 'image' : n % 20 < 10 ? 'embeddings' : 'chat';
@@ -192,7 +209,7 @@ async function fill(app: INestApplicationContext, fixture: Fixture, size: number
       model,
       resolvedModel: model,
       provider: 'primary',
-      status: 'succeeded',
+      ...requestFieldsOf(n, appIndex),
       createdAt: new Date(createdAt),
       day,
       startedAt: new Date(createdAt + 2),
@@ -414,7 +431,6 @@ function reads(app: INestApplicationContext, fixture: Fixture): Record<string, (
   const today = utcDay();
   const any = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
   const busiest = fixture.apps[0].appId;
-  const refusals = app.get(ConsoleRefusalsService);
   const imageTasks = fixture.tasks.filter((task) => task.image);
   return {
     'task by id for its owner (+ result)': () => {
@@ -441,14 +457,30 @@ function reads(app: INestApplicationContext, fixture: Fixture): Record<string, (
     'usage over 30 days': () => usage.listForApp(any(fixture.apps).appId, utcDaysBefore(today, 29), today),
     "an application's webhook deliveries, 50": () =>
       deliveries.listForApp(busiest, { from: utcDaysBefore(today, 29), to: today, limit: 50 }),
-    // The Requests tab: the calls that became tasks are the tasks' feed above; the refused ones are read from Redis.
-    'requests: refused calls, newest 50': () => refusals.forApplication(busiest, 'usr_growth0', 50, 0),
-    'requests: refused calls, a deep page': () =>
-      refusals.forApplication(busiest, 'usr_growth0', 50, REFUSALS_KEPT - 50),
-    "requests: the account's refused, 200": () => refusals.forAccount('usr_growth0', 200),
     'API key by hash': () => keys.findByHash(any(fixture.apps).keyHash),
     'user by email': () => users.findByEmail(any(fixture.emails)),
     'file metadata by id': () => files.find({ _id: any(fixture.fileIds) as never }, { limit: 1 }).toArray(),
+  };
+}
+
+/**
+ * The Requests tab and page: the calls that became tasks through their feeds (growth-requests.ts), the refused ones
+ * from Redis, unfiltered and filtered (the whole capped list read and filtered in memory).
+ */
+async function requestsReads(
+  app: INestApplicationContext,
+  fixture: Fixture,
+): Promise<Record<string, () => Promise<unknown>>> {
+  const busiest = fixture.apps[0].appId;
+  const refusals = app.get(ConsoleRefusalsService);
+  return {
+    ...(await requestReads(app, busiest)),
+    'requests: refused calls, newest 50': () => refusals.forApplication(busiest, 'usr_growth0', 50, 0),
+    'requests: refused calls, a deep page': () =>
+      refusals.forApplication(busiest, 'usr_growth0', 50, REFUSALS_KEPT - 50),
+    'requests: refused calls of one key and model, 50': () =>
+      refusals.forApplication(busiest, 'usr_growth0', 50, 0, { keyId: 'key_growth', model: 'x-chat' }),
+    "requests: the account's refused, 200": () => refusals.forAccount('usr_growth0', 200),
   };
 }
 
