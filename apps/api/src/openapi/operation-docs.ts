@@ -316,7 +316,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'List finished tasks',
     description:
       'Newest first; one filter at a time (`model`, `status`, `code`, `key_id` or `mode`) within the day range. ' +
-      'Tasks recorded before `key_id` and `mode` were kept are not listed under those two filters.',
+      'Only tasks recorded since the filters exist are listed under them.',
     query: [...LISTING, ...TASK_FILTERS],
     success: { 200: 'TaskPage' },
     errors: ['NotFound'],
