@@ -1,3 +1,4 @@
+import { RETRY_JITTER } from '@gateway/webhooks';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { BrowserContext, Page } from 'playwright-core';
@@ -74,11 +75,11 @@ describe('console requests and webhooks in the browser', () => {
     expect(text).toContain(receiverUrl);
     expect(text).toContain('HTTP 503');
     expect(text).toMatch(/1 of 2/);
-    // The next try an hour after this one, in the column so named.
+    // The next try an hour after this one, less its jitter (the page shows whole seconds), in the column so named.
     const headers = await page.getByRole('columnheader').allInnerTexts();
     const nextTry = await row.getByRole('cell').nth(headers.indexOf('Next try')).innerText();
     expect(headers).toContain('Next try');
-    expect(Date.parse(nextTry)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(Date.parse(nextTry)).toBeGreaterThan(Date.now() + (1 - RETRY_JITTER) * 3_600_000 - 60_000);
     await inspect(page, 'webhooks-failed');
   });
 
@@ -118,6 +119,8 @@ describe('console requests and webhooks in the browser', () => {
     await page.getByRole('link', { name: 'Requests', exact: true }).click();
     await page.getByRole('heading', { name: 'Requests' }).waitFor();
     await page.getByRole('row').filter({ hasText: appId }).filter({ hasText: 'DailyLimitExceeded' }).waitFor();
+    // The call that became a task is listed there too, with its application.
+    await page.getByRole('row').filter({ hasText: appId }).filter({ hasText: 'succeeded' }).waitFor();
     await inspect(page, 'requests-account');
   });
 });

@@ -164,6 +164,44 @@ describe('console API: Requests filters', () => {
     expect(refused.body.error).toMatchObject({ code: 'InvalidParameter', param });
   });
 
+  it("lists the account's tasks across its applications, each with its application, and no one else's", async () => {
+    const second = await consoleClient(api.url).call('POST', '/applications', user, { name: 'second app' });
+    const response = await embeddings(second.body.credentials.api_key, { model: 'text-embedding-v4', input: 'five' });
+    expect(response.status).toBe(200);
+    const fifth = response.headers.get('x-task-id');
+    const account = () => call('GET', '/tasks?limit=2');
+    const listed = await waitFor(
+      async () => {
+        const pages: { app_id: string; id: string }[] = [];
+        let next: string | null = null;
+        do {
+          const page = await call('GET', `/tasks?limit=2${next ? `&cursor=${encodeURIComponent(next)}` : ''}`);
+          expect(page.status).toBe(200);
+          pages.push(...page.body.data);
+          next = page.body.next;
+        } while (next);
+        return pages;
+      },
+      (rows) => rows.length === 5,
+      "the account's five tasks",
+    );
+    expect(new Set(listed.map((row) => row.id)).size).toBe(5);
+    expect(listed[0]).toMatchObject({ id: fifth, app_id: second.body.id });
+    expect(
+      listed
+        .filter((row) => row.app_id === appId)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(sorted(...Object.values(tasks)));
+    expect((await account()).body.data).toHaveLength(2);
+
+    const stranger = await consoleClient(api.url).register('stranger-requests@example.com');
+    const theirs = await consoleClient(api.url).call('GET', '/tasks', stranger);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data).toEqual([]);
+    expect((await call('GET', '/tasks?cursor=made-up')).body.error).toMatchObject({ param: 'cursor' });
+  });
+
   it('filters the refused calls by key, mode, model, code and status together, per application and account-wide', async () => {
     const refusals = async (path: string) =>
       ((await call('GET', path)).body.data as { key_id: string; async: boolean; model: string }[]).map(

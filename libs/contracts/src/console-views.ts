@@ -434,6 +434,21 @@ export const TASK_VIEW_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** A task in the account's listing across its applications: the task and the application it belongs to. */
+export const ACCOUNT_TASK_VIEW_SCHEMA = {
+  ...TASK_VIEW_SCHEMA,
+  properties: { app_id: STRING, ...TASK_VIEW_SCHEMA.properties },
+  required: ['app_id', ...TASK_VIEW_SCHEMA.required],
+} as const;
+
+/** The account's tasks, newest first: a page and the cursor of the next (null on the last). */
+export const ACCOUNT_TASK_PAGE_SCHEMA = {
+  type: 'object',
+  properties: { data: { type: 'array', items: ACCOUNT_TASK_VIEW_SCHEMA }, next: NULLABLE_STRING },
+  required: ['data', 'next'],
+  additionalProperties: false,
+} as const;
+
 /** A newest-first listing of one application's records: a page and the cursor of the next (null on the last). */
 export function pageSchema<S extends object>(item: S) {
   return {
@@ -650,6 +665,7 @@ export type CatalogModelList = FromSchema<typeof CATALOG_MODEL_LIST_SCHEMA>;
 export type BillingRecordView = FromSchema<typeof BILLING_RECORD_VIEW_SCHEMA>;
 export type WebhookDeliveryView = FromSchema<typeof WEBHOOK_DELIVERY_VIEW_SCHEMA>;
 export type TaskView = FromSchema<typeof TASK_VIEW_SCHEMA>;
+export type AccountTaskView = FromSchema<typeof ACCOUNT_TASK_VIEW_SCHEMA>;
 export type RefusedCallView = FromSchema<typeof REFUSED_CALL_VIEW_SCHEMA>;
 export type RefusedCallPage = FromSchema<typeof REFUSED_CALL_PAGE_SCHEMA>;
 export type AccountView = FromSchema<typeof ACCOUNT_LIST_SCHEMA>['data'][number];

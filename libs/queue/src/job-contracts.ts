@@ -87,6 +87,8 @@ export interface TaskEnvelope {
   /** The API key that called (`signature` for a signed request), and whether it asked for `X-Async: enable`: kept on the task record, which the console filters by. */
   keyId?: string;
   async?: boolean;
+  /** The account owning the application: the task is listed in the account's Requests too. */
+  ownerId?: string;
 }
 
 export interface EmbeddingsJob extends TaskEnvelope {

@@ -7,7 +7,7 @@
 const MAX_WEBHOOK_ATTEMPTS = 20;
 
 /** ±20%, so receivers that come back up are not hit by every queued retry at the same instant. */
-const JITTER = 0.2;
+export const RETRY_JITTER = 0.2;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 const ENTRY = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
@@ -43,6 +43,6 @@ export function retryDelayMs(
     throw new RangeError(`attempt ${attemptIndex} is outside the ${schedule.length}-attempt webhook schedule`);
   }
   const base = schedule[attemptIndex];
-  const factor = 1 - JITTER + 2 * JITTER * random();
+  const factor = 1 - RETRY_JITTER + 2 * RETRY_JITTER * random();
   return Math.max(0, Math.round(base * factor));
 }

@@ -341,6 +341,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     success: { 200: 'RefusedCallPage' },
     errors: ['NotFound'],
   },
+  'ConsoleRequestsController.accountTasks': {
+    tag: 'Console',
+    summary: 'List the tasks of every application of the account',
+    description:
+      'Newest first within the day range; filters are per application (`GET …/applications/{id}/tasks`). Tasks ' +
+      'recorded before the account listing existed are listed only per application.',
+    query: LISTING,
+    success: { 200: 'AccountTaskPage' },
+  },
   'ConsoleRequestsController.forAccount': {
     tag: 'Console',
     summary: "List calls refused before the queue, across the account's applications",

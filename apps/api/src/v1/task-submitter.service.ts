@@ -204,6 +204,7 @@ export class TaskSubmitter {
       endpoint: submission.endpoint.name,
       createdAt: Date.now(),
       keyId: submission.principal.keyId,
+      ...(submission.principal.ownerId ? { ownerId: submission.principal.ownerId } : {}),
       async: responseModeOf(submission.http.request) === 'async',
       ...(admission.leaseId || admission.reservedTokens || admission.budget ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),

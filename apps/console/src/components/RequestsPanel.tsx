@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Group, Stack, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import type { RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contracts';
+import type { AccountTaskView, RefusedCallPage, RefusedCallView, TaskView } from '@gateway/contracts';
 import { apiQuery, usePagedQuery } from '../api/queries';
 import { DataTable } from './DataTable';
 import { RequestStatus } from './RequestStatus';
@@ -19,7 +19,8 @@ const REFUSALS_REFRESH_MS = 2_000;
 /**
  * An application's calls: those refused before the queue (kept in Redis, capped, with a count of the dropped ones)
  * and those that became tasks, newest first, over a day range and filtered on the server (RequestFilterControls);
- * both exported as CSV under the same range and filter. `appId` absent: the whole account's refusals (tasks are listed per application).
+ * both exported as CSV under the same range and filter. `appId` absent: the whole account's calls, its tasks over the
+ * day range only (the API filters tasks per application).
  */
 export function RequestsPanel({ appId }: { appId?: string }) {
   const { t } = useTranslation();
@@ -31,8 +32,10 @@ export function RequestsPanel({ appId }: { appId?: string }) {
     refetchInterval: REFUSALS_REFRESH_MS,
     enabled: range.valid,
   });
-  const tasks = usePagedQuery<TaskView>(`${base}/tasks?${range.query}&${filters.taskQuery}`, {
-    enabled: appId !== undefined && range.valid && filters.showTasks,
+  // The account's listing takes no filter: under one, its tasks give way to a pointer to the applications' tabs.
+  const listsTasks = filters.showTasks && (appId !== undefined || filters.taskQuery === '');
+  const tasks = usePagedQuery<TaskView | AccountTaskView>(`${base}/tasks?${range.query}&${filters.taskQuery}`, {
+    enabled: range.valid && listsTasks,
   });
   return (
     <Stack>
@@ -56,7 +59,8 @@ export function RequestsPanel({ appId }: { appId?: string }) {
           )}
         </Stack>
       )}
-      {appId !== undefined && filters.showTasks && tasks.isSuccess && (
+      {filters.showTasks && !listsTasks && <Text c="dimmed">{t('requests.accountTasksUnfiltered')}</Text>}
+      {listsTasks && tasks.isSuccess && (
         <Stack gap="xs">
           <Title order={3} size="h4">
             {t('requests.tasks')}
@@ -109,14 +113,17 @@ function RefusedTable({ calls, showApp }: { calls: RefusedCallView[]; showApp: b
   );
 }
 
-function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
+/** `appId` absent: the account's tasks, each naming its application. */
+function TasksTable({ appId, tasks }: { appId?: string; tasks: (TaskView | AccountTaskView)[] }) {
   const { t } = useTranslation();
+  const appOf = (task: TaskView | AccountTaskView) => appId ?? (task as AccountTaskView).app_id;
   if (tasks.length === 0) return <Text c="dimmed">{t('requests.noneTasks')}</Text>;
   return (
     <DataTable
       minWidth={1300}
       head={[
         t('usage.time'),
+        ...(appId === undefined ? [t('requests.application')] : []),
         t('usage.task'),
         t('requests.route'),
         t('requests.model'),
@@ -133,6 +140,7 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
         const usage = task.usage as { prompt_tokens?: number; completion_tokens?: number; images?: number } | null;
         return [
           formatTime(task.created_at),
+          ...(appId === undefined ? [appOf(task)] : []),
           task.id,
           task.endpoint,
           task.model,
@@ -144,8 +152,8 @@ function TasksTable({ appId, tasks }: { appId: string; tasks: TaskView[] }) {
           usage?.images ?? '—',
           task.cost,
           <Group gap="xs" wrap="nowrap">
-            <TaskBodiesButton appId={appId} taskId={task.id} />
-            <Anchor component={Link} to={`/applications/${appId}/webhooks`} size="sm">
+            <TaskBodiesButton appId={appOf(task)} taskId={task.id} />
+            <Anchor component={Link} to={`/applications/${appOf(task)}/webhooks`} size="sm">
               {t('requests.webhooks')}
             </Anchor>
           </Group>,

@@ -268,8 +268,9 @@ export const en = {
   },
   requests: {
     title: 'Requests',
-    accountHint:
-      'Calls refused before the queue, across your applications. Each application lists its calls on its Requests tab.',
+    accountHint: 'Every call of your applications: those refused before the queue, and those that became tasks.',
+    accountTasksUnfiltered:
+      'Calls that became tasks are filtered on each application’s Requests tab; here they are listed by date only.',
     outcome: 'Outcome',
     outcomes: { all: 'All', refused: 'Refused', succeeded: 'Succeeded', failed: 'Failed' },
     model: 'Model',

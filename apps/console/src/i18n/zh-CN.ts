@@ -267,7 +267,8 @@ export const zhCN: Translation<Messages> = {
   },
   requests: {
     title: '请求',
-    accountHint: '你所有应用在进入队列前被拒绝的调用。每个应用的“请求”标签页列出它的全部调用。',
+    accountHint: '你所有应用的每一次调用：进入队列前被拒绝的，以及成为任务的。',
+    accountTasksUnfiltered: '成为任务的调用请在各应用的“请求”标签页中筛选；这里只按日期列出。',
     outcome: '结果',
     outcomes: { all: '全部', refused: '已拒绝', succeeded: '成功', failed: '失败' },
     model: '模型',

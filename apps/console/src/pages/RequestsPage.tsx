@@ -2,7 +2,7 @@ import { Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { RequestsPanel } from '../components/RequestsPanel';
 
-/** The calls of every application of the account refused before the queue; each application's tab lists its tasks. */
+/** Every call of the account's applications: those refused before the queue and, by date, those that became tasks. */
 export default function RequestsPage() {
   const { t } = useTranslation();
   return (

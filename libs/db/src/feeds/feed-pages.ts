@@ -10,13 +10,14 @@ import { FeedRow } from './feed-row.schema';
 /**
  * Records listed per application newest first; each name is a feed of its own. The audit log files each record in
  * several feeds (everyone's, its application's, its owner's, each also by action), and a task is filed once more per
- * filter the console lists tasks by (`tasks-model`, …, keyed by application and value): a row's id holds its feed's
+ * filter the console lists tasks by (`tasks-model`, …, keyed by application and value) and once in its account's
+ * (`tasks-owner`): a row's id holds its feed's
  * name. `applications` lists every application, for operators, under one key and one undated day
  * (ApplicationsRepository).
  */
 export type FeedName =
   | 'tasks'
-  | `tasks-${'model' | 'status' | 'code' | 'key' | 'mode'}`
+  | `tasks-${'model' | 'status' | 'code' | 'key' | 'mode' | 'owner'}`
   | 'billing'
   | 'webhooks'
   | 'applications'

@@ -22,6 +22,8 @@ export class Task {
   @Prop({ type: String }) provider?: string;
   /** The API key that called (`signature` for a signed request); absent on records from before it was kept. */
   @Prop({ type: String }) keyId?: string;
+  /** The account owning the application when the task was made; absent on records from before it was kept. */
+  @Prop({ type: String }) ownerId?: string;
   /** Asked for with `X-Async: enable` (false: the caller held the connection, streamed or not). */
   @Prop({ type: Boolean }) async?: boolean;
   /** The catalog route that served (`<upstream>:<model>`, `local:<model>`): the answers' X-Gateway-Route. */

@@ -28,6 +28,7 @@ export interface TaskIdentity {
   /** Absent on jobs queued before they were carried. */
   keyId?: string;
   async?: boolean;
+  ownerId?: string;
 }
 
 /** The fields of a task record that come from the request itself, whoever writes the record. */
@@ -35,7 +36,17 @@ export function taskBase(
   task: TaskIdentity,
 ): Pick<
   Task,
-  '_id' | 'appId' | 'requestId' | 'endpoint' | 'model' | 'resolvedModel' | 'createdAt' | 'day' | 'keyId' | 'async'
+  | '_id'
+  | 'appId'
+  | 'requestId'
+  | 'endpoint'
+  | 'model'
+  | 'resolvedModel'
+  | 'createdAt'
+  | 'day'
+  | 'keyId'
+  | 'async'
+  | 'ownerId'
 > {
   return {
     _id: task.taskId,
@@ -48,6 +59,7 @@ export function taskBase(
     day: utcDay(task.createdAt),
     ...(task.keyId ? { keyId: task.keyId } : {}),
     ...(task.async !== undefined ? { async: task.async } : {}),
+    ...(task.ownerId ? { ownerId: task.ownerId } : {}),
   };
 }
 
@@ -107,12 +119,14 @@ export class TasksRepository {
    */
   private async fileFiltered(records: TaskRecord[]): Promise<void> {
     const placed = await this.feeds.placeInFeeds(
-      records.flatMap(({ upstream: _upstream, metered: _metered, ...record }) =>
-        taskFiltersOf(record).map((filter) => {
+      records.flatMap(({ upstream: _upstream, metered: _metered, ...record }) => [
+        ...taskFiltersOf(record).map((filter) => {
           const [feed, key] = taskFilterFeed(record.appId, filter);
           return { feed, key, record };
         }),
-      ),
+        // The account's listing across its applications.
+        ...(record.ownerId ? [{ feed: 'tasks-owner' as const, key: record.ownerId, record }] : []),
+      ]),
     );
     await Promise.all(placed.map(({ feed, filings }) => this.feeds.fileEach(feed, filings)));
   }
@@ -144,6 +158,13 @@ export class TasksRepository {
   listForApp(appId: string, query: FeedQuery, filter?: TaskFilter): Promise<FeedSlice<TaskRecord>> {
     const [feed, key]: [FeedName, string] = filter ? taskFilterFeed(appId, filter) : ['tasks', appId];
     return this.feeds.list<TaskRecord>(feed, key, query, (row) =>
+      reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'),
+    );
+  }
+
+  /** The tasks of every application of one account over a range of creation days, most recently recorded first. */
+  listForOwner(ownerId: string, query: FeedQuery): Promise<FeedSlice<TaskRecord>> {
+    return this.feeds.list<TaskRecord>('tasks-owner', ownerId, query, (row) =>
       reviveDates(row, 'createdAt', 'startedAt', 'finishedAt'),
     );
   }

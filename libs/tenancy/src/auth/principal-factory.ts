@@ -12,6 +12,7 @@ export function principalOf(
 ): Principal {
   return {
     appId: app._id,
+    ...(app.ownerId ? { ownerId: app.ownerId } : {}),
     keyId,
     scope: app.scope,
     dailyCallLimit: app.dailyCallLimit,

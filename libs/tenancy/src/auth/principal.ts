@@ -4,6 +4,8 @@ import type { IpAllowList } from '../network/ip-allow-list';
 /** The authenticated caller: its application and what the hot path needs to know about it. */
 export interface Principal {
   appId: string;
+  /** The account that owns the application: its tasks are listed to the account too. */
+  ownerId?: string;
   keyId: string;
   scope: PermissionScope;
   dailyCallLimit: number;

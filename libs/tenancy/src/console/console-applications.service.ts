@@ -237,6 +237,15 @@ export class ConsoleApplicationsService {
     return present(appId, await listing(() => this.tasksRepository.listForApp(appId, since, filter)), presentTask);
   }
 
+  /**
+   * The tasks of every application of the account, most recently recorded first, over a day range (filters are per
+   * application): the account's own feed, filed by the worker from the owner the task was made under.
+   */
+  async accountTasks(ownerId: string, query: FeedQuery) {
+    const slice = await listing(() => this.tasksRepository.listForOwner(ownerId, query));
+    return { data: slice.data.map((task) => ({ app_id: task.appId, ...presentTask(task) })), next: slice.next };
+  }
+
   /** The application's per-image billing records, most recently billed first. */
   async billingRecords(appId: string, ownerId: string, query: FeedQuery) {
     const since = fromCreation(await this.owned(appId, ownerId), query);

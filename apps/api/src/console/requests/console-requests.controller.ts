@@ -1,5 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import {
+  ConsoleApplicationsService,
   ConsoleRefusalsService,
   ConsoleRequestsExportService,
   ConsoleSession,
@@ -11,6 +12,7 @@ import { Readable } from 'node:stream';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { sendCsv } from '../usage/csv-reply';
+import { listingQuery } from '../listing-query';
 import { refusalFilter, requestsExport } from './request-filters';
 
 const DEFAULT_LIMIT = 50;
@@ -25,7 +27,14 @@ export class ConsoleRequestsController {
   constructor(
     private readonly refusals: ConsoleRefusalsService,
     private readonly exports: ConsoleRequestsExportService,
+    private readonly applications: ConsoleApplicationsService,
   ) {}
+
+  /** The tasks of every application of the account, newest first, over `from`..`to`; paged by `cursor`. */
+  @Get('tasks')
+  accountTasks(@CurrentSession() session: ConsoleSession, @Query() query: Record<string, string>) {
+    return this.applications.accountTasks(session.userId, listingQuery(query));
+  }
 
   /** `limit` (1-200) and `offset`, newest first; filtered by any of `from`, `to`, `model`, `code`, `status`, `key_id`, `mode`. */
   @Get('applications/:id/refusals')
