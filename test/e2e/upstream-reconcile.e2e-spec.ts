@@ -85,12 +85,16 @@ describe('upstream reconciliation (usage:reconcile --upstream)', () => {
       route,
     }) ?? 0;
   /** Waits for the task's record, so the CLI finds it. */
-  const recorded = (response: { headers: Headers }) =>
-    waitFor(
-      () => tasks.findForApp(response.headers.get('x-task-id')!, appId),
-      (found) => found !== null,
-      'the task record',
+  // Listed in its application's feed, which the reconciliation reads: the record itself is stored a moment before.
+  const recorded = async (response: { headers: Headers }) => {
+    const taskId = response.headers.get('x-task-id')!;
+    await waitFor(
+      () => tasks.listForApp(appId, { from: utcDay(), to: utcDay(), limit: 200 }),
+      (listed) => listed.data.some((task) => task._id === taskId),
+      "the task in its application's listing",
     );
+    return tasks.findForApp(taskId, appId);
+  };
 
   beforeAll(async () => {
     [dashscope] = await Promise.all([startDashScopeFake({ delayMs: 0 }), primary.start(), secondary.start()]);
