@@ -76,9 +76,10 @@ console.log(result.data[0].url);`,
 export function signedRequestSnippet(base: string, appId: string): string {
   return `// node sign.mjs (Node 18+), with SECRET_KEY set to this application's Secret Key
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { env } from 'node:process';
 
 const appId = '${appId}';
-const secretKey = process.env.SECRET_KEY;
+const secretKey = env.SECRET_KEY;
 const url = new URL('${base}/embeddings');
 const body = JSON.stringify({ model: 'text-embedding-v4', input: 'The quick brown fox' });
 
@@ -112,6 +113,7 @@ export function webhookSnippet(): string {
   return `// node hooks.mjs, with SECRET_KEY set to this application's Secret Key; the callback URL points here
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { env } from 'node:process';
 
 function verifyWebhook(secretKey, headers, rawBody) {
   const id = headers['webhook-id'];
@@ -132,11 +134,11 @@ createServer((request, response) => {
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
     const rawBody = Buffer.concat(chunks);
-    if (!verifyWebhook(process.env.SECRET_KEY, request.headers, rawBody)) return response.writeHead(401).end();
+    if (!verifyWebhook(env.SECRET_KEY, request.headers, rawBody)) return response.writeHead(401).end();
     const event = JSON.parse(rawBody.toString('utf8'));
     // Delivery is at least once: de-duplicate on the webhook-id header.
     console.log('verified', event.type, event.data.task_id);
     response.writeHead(204).end();
   });
-}).listen(Number(process.env.PORT ?? 8080));`;
+}).listen(Number(env.PORT ?? 8080));`;
 }

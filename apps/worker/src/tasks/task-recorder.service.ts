@@ -4,6 +4,7 @@ import { PendingRecord, PendingRecords } from '@gateway/queue';
 import { WebhookJobs } from '@gateway/webhooks';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
+import { WindowedBatches } from './windowed-batches';
 
 /**
  * After a failed write the worker leaves new records to the backlog this long: each write to an absent database
@@ -29,9 +30,15 @@ const MAX_BATCH = 200;
 @Injectable()
 export class TaskRecorder implements BeforeApplicationShutdown {
   private backOffUntil = 0;
-  private batch: PendingRecord[] = [];
-  private timer?: NodeJS.Timeout;
-  private readonly writing = new Set<Promise<void>>();
+  private readonly soon = new WindowedBatches<PendingRecord>(
+    (entries) =>
+      this.write(entries).catch((error: Error) => {
+        this.backOffUntil = Date.now() + BACK_OFF_MS;
+        this.logger.warn({ tasks: entries.length, err: error.message }, 'task records deferred to the record backlog');
+      }),
+    BATCH_WINDOW_MS,
+    MAX_BATCH,
+  );
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -64,9 +71,7 @@ export class TaskRecorder implements BeforeApplicationShutdown {
    */
   writeSoon(entry: PendingRecord): void {
     if (Date.now() < this.backOffUntil) return;
-    this.batch.push(entry);
-    if (this.batch.length >= MAX_BATCH) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), BATCH_WINDOW_MS);
+    this.soon.add(entry);
   }
 
   /** After a rerun found its job already delivered: writes the record if it is still pending; the outcome, if kept. */
@@ -77,23 +82,7 @@ export class TaskRecorder implements BeforeApplicationShutdown {
   }
 
   /** Jobs have stopped (JobPickup closes first): what they delivered is written before connections close. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.flush();
-    await Promise.all(this.writing);
-  }
-
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const entries = this.batch;
-    this.batch = [];
-    if (entries.length === 0) return;
-    const writing = this.write(entries)
-      .catch((error: Error) => {
-        this.backOffUntil = Date.now() + BACK_OFF_MS;
-        this.logger.warn({ tasks: entries.length, err: error.message }, 'task records deferred to the record backlog');
-      })
-      .finally(() => this.writing.delete(writing));
-    this.writing.add(writing);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.soon.drain();
   }
 }

@@ -5,6 +5,7 @@ import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { keptBody } from './kept-body';
 import { requestOfJob } from './request-of-job';
+import { WindowedBatches } from '../windowed-batches';
 
 const DAY_MS = 86_400_000;
 /** Bodies of tasks delivered within this window are written together, as TaskRecorder does with records. */
@@ -25,9 +26,19 @@ interface Delivered {
  */
 @Injectable()
 export class TaskBodyKeeper implements BeforeApplicationShutdown {
-  private batch: Delivered[] = [];
-  private timer?: NodeJS.Timeout;
-  private readonly writing = new Set<Promise<void>>();
+  private readonly soon = new WindowedBatches<Delivered>(
+    (delivered) =>
+      Promise.resolve()
+        .then(() => this.bodies.insertEach(delivered.map(bodyOf)))
+        .catch((error: Error) =>
+          this.logger.warn(
+            { tasks: delivered.map(({ job }) => job.taskId), err: error.message },
+            'task bodies not kept (diagnostics only; the task records are unaffected)',
+          ),
+        ),
+    BATCH_WINDOW_MS,
+    MAX_BATCH,
+  );
 
   constructor(
     private readonly bodies: TaskBodiesRepository,
@@ -37,32 +48,11 @@ export class TaskBodyKeeper implements BeforeApplicationShutdown {
   /** Notes a delivered task of an opted-in application; its bodies are shaped and written with the next batch. */
   keepSoon(job: PayloadOf<TaskQueueName>, outcome: TaskOutcome, finishedAt: number): void {
     if (!job.bodies) return;
-    this.batch.push({ job, outcome, finishedAt });
-    if (this.batch.length >= MAX_BATCH) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), BATCH_WINDOW_MS);
+    this.soon.add({ job, outcome, finishedAt });
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.flush();
-    await Promise.all(this.writing);
-  }
-
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const delivered = this.batch;
-    this.batch = [];
-    if (delivered.length === 0) return;
-    const writing = Promise.resolve()
-      .then(() => this.bodies.insertEach(delivered.map(bodyOf)))
-      .catch((error: Error) =>
-        this.logger.warn(
-          { tasks: delivered.map(({ job }) => job.taskId), err: error.message },
-          'task bodies not kept (diagnostics only; the task records are unaffected)',
-        ),
-      )
-      .finally(() => this.writing.delete(writing));
-    this.writing.add(writing);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.soon.drain();
   }
 }
 
