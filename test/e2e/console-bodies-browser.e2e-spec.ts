@@ -1,4 +1,4 @@
-import { BrowserContext, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { ConsoleStack, inspect, lastCopied, startConsoleStack } from '../helpers/browser';
 import { postJson, RunningApi, waitFor } from '../helpers/gateway';
@@ -14,7 +14,6 @@ describe('console in the browser: request and response bodies', () => {
   let stack: ConsoleStack;
   let api: RunningApi;
   let user: ConsoleUser;
-  let context: BrowserContext;
   let page: Page;
   let appId: string;
   let apiKey: string;
@@ -27,10 +26,7 @@ describe('console in the browser: request and response bodies', () => {
     const created = await consoleClient(api.url).call('POST', '/applications', user, { name: 'Diagnostics' });
     ({ id: appId } = created.body);
     apiKey = created.body.credentials.api_key;
-    context = await stack.newContext();
-    const [name, value] = user.cookie.split('=');
-    await context.addCookies([{ name, value, url: api.url }]);
-    page = await context.newPage();
+    page = await stack.signedInPage(user.cookie);
   }, 180_000);
 
   afterAll(() => stack?.close(), 150_000);

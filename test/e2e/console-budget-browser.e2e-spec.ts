@@ -1,4 +1,4 @@
-import { BrowserContext, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { ConsoleStack, inspect, startConsoleStack } from '../helpers/browser';
 import { postJson, RunningApi } from '../helpers/gateway';
@@ -17,7 +17,6 @@ describe('console budgets in the browser', () => {
   let stack: ConsoleStack;
   let api: RunningApi;
   let user: ConsoleUser;
-  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
@@ -25,10 +24,7 @@ describe('console budgets in the browser', () => {
     stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     api = stack.api;
     user = await consoleClient(api.url).register('budgeter@example.com');
-    context = await stack.newContext();
-    const [name, value] = user.cookie.split('=');
-    await context.addCookies([{ name, value, url: api.url }]);
-    page = await context.newPage();
+    page = await stack.signedInPage(user.cookie);
   }, 180_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { RETRY_JITTER } from '@gateway/webhooks';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { BrowserContext, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { ConsoleStack, inspect, startConsoleStack } from '../helpers/browser';
 import { postJson, RunningApi } from '../helpers/gateway';
@@ -18,7 +18,6 @@ describe('console requests and webhooks in the browser', () => {
   let receiver: http.Server;
   let receiverUrl: string;
   let user: ConsoleUser;
-  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
@@ -38,10 +37,7 @@ describe('console requests and webhooks in the browser', () => {
     });
     api = stack.api;
     user = await consoleClient(api.url).register('developer@example.com');
-    context = await stack.newContext();
-    const [name, value] = user.cookie.split('=');
-    await context.addCookies([{ name, value, url: api.url }]);
-    page = await context.newPage();
+    page = await stack.signedInPage(user.cookie);
   }, 180_000);
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { BrowserContext, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { ConsoleStack, inspect, startConsoleStack } from '../helpers/browser';
 import { RunningApi, waitFor } from '../helpers/gateway';
@@ -14,17 +14,13 @@ describe('console Requests filters in the browser', () => {
   let stack: ConsoleStack;
   let api: RunningApi;
   let user: ConsoleUser;
-  let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
     stack = await startConsoleStack({ CONSOLE_SIGNUP: 'open' });
     api = stack.api;
     user = await consoleClient(api.url).register('filters-browser@example.com');
-    context = await stack.newContext();
-    const [name, value] = user.cookie.split('=');
-    await context.addCookies([{ name, value, url: api.url }]);
-    page = await context.newPage();
+    page = await stack.signedInPage(user.cookie);
   }, 180_000);
 
   afterAll(async () => {

@@ -37,6 +37,8 @@ export interface ConsoleStack {
   browser: Browser;
   /** A browser context at desktop size whose copy buttons are noted (see `lastCopied`); closed by `close`. */
   newContext(options?: { locale?: string; colorScheme?: 'light' | 'dark' }): Promise<BrowserContext>;
+  /** A page of a new context carrying a console session's cookie (`name=value`): signed in as its user. */
+  signedInPage(cookie: string): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -101,7 +103,14 @@ export async function startConsoleStack(env: Record<string, string | number> = {
     await atMost(15_000, 'stopping the upstream fake', () => upstream.stop());
   }
 
-  return { api, upstream, browser, newContext, close };
+  async function signedInPage(cookie: string) {
+    const context = await newContext();
+    const [name, value] = cookie.split('=');
+    await context.addCookies([{ name, value, url: api.url }]);
+    return context.newPage();
+  }
+
+  return { api, upstream, browser, newContext, signedInPage, close };
 }
 
 /** The text the last copy button put on the clipboard. */
