@@ -47,6 +47,18 @@ function ensureRedis() {
 }
 
 /**
+ * Debian's Prometheus for the alerting-rule tests (promtool) and the dashboard suite (a real server scraping a live
+ * gateway). Returns both commands.
+ */
+function ensurePrometheus() {
+  if (!which('promtool') || !which('prometheus')) aptInstall(['prometheus']);
+  return {
+    prometheus: which('prometheus') || '/usr/bin/prometheus',
+    promtool: which('promtool') || '/usr/bin/promtool',
+  };
+}
+
+/**
  * Debian's Chromium for the console's browser suite, with a CJK font so the Chinese pages render (and are
  * screenshotted) as a reader sees them.
  */
@@ -467,6 +479,7 @@ module.exports = {
   run,
   ensureRedis,
   ensureChromium,
+  ensurePrometheus,
   ensureFerretDb,
   ensurePostgres,
   ensureNodeModules,

