@@ -481,6 +481,7 @@ module.exports = {
   ensureChromium,
   ensurePrometheus,
   ensureFerretDb,
+  ensureGo,
   ensurePostgres,
   ensureNodeModules,
   ensureBuilt,

@@ -8,6 +8,7 @@ const path = require('node:path');
 const services = require('./services');
 const { ensureModels } = require('./models');
 const { ensureSchemathesis } = require('./schemathesis');
+const { ensureHelmTools } = require('./helm');
 
 const root = path.resolve(__dirname, '..');
 // The whole suite takes about 4 minutes on 2 cores; a run past this is hung, not slow.
@@ -30,6 +31,8 @@ async function main() {
   const prometheus = services.ensurePrometheus();
   // The fuzzing suite's schemathesis (PyPI, pinned, in a venv under ~/.cache/model-gateway).
   const schemathesis = ensureSchemathesis();
+  // The Helm chart suite's helm, kubernetes-validate and CRDs (built or fetched once, cached like FerretDB).
+  const helmTools = ensureHelmTools();
   // The whole suite starts with the linters; a run of chosen suites (`npm test -- <pattern>`) skips them.
   if (!chosenSuites) {
     const lint = spawnSync('npm', ['run', '--silent', 'lint'], { cwd: root, stdio: 'inherit' });
@@ -79,6 +82,7 @@ async function main() {
           TEST_SCHEMATHESIS_BIN: schemathesis,
           TEST_PROMTOOL_BIN: prometheus.promtool,
           TEST_PROMETHEUS_BIN: prometheus.prometheus,
+          ...helmTools,
         },
       },
     );
