@@ -222,7 +222,7 @@ const redisAnswers = async (port) => ((await ask(port, 'PING\r\n')) || '').start
 const portAccepts = async (port) => (await ask(port, null)) !== null;
 
 /** Starts redis-server on loopback; `persist` turns on AOF as production BullMQ needs. */
-async function startRedis({ port, dir, persist = false, logFile }) {
+async function startRedis({ port, dir, persist = false, logFile, extraArgs = [] }) {
   const bin = ensureRedis();
   fs.mkdirSync(dir, { recursive: true });
   const args = [
@@ -240,6 +240,7 @@ async function startRedis({ port, dir, persist = false, logFile }) {
     persist ? 'yes' : 'no',
     '--protected-mode',
     'yes',
+    ...extraArgs,
   ];
   const child = spawnLogged(bin, args, logFile);
   await waitFor(() => redisAnswers(port), `redis-server on port ${port}`, child);

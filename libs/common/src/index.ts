@@ -2,6 +2,7 @@ export * from './config/env';
 export * from './config/app-config';
 export * from './config/config.module';
 export * from './config/sync-deadlines';
+export * from './config/redis-topology';
 export * from './errors/error-codes';
 export * from './errors/gateway-error';
 export * from './ids/ids';

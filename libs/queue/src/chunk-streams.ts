@@ -35,7 +35,7 @@ export class ChunkStreams {
     redis: GatewayRedis,
   ) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** Appends an entry; answers whether the reader asked to stop. */

@@ -30,7 +30,7 @@ export class IdempotencyStore {
 
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** Takes the key for `entry`, or returns whoever holds it. */

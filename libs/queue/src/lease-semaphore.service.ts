@@ -34,7 +34,7 @@ export class LeaseSemaphore {
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client as SemaphoreRedis;
     this.redis.defineCommand('acquireLease', { numberOfKeys: 1, lua: ACQUIRE });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** A lease now, or null when `limit` are held. */

@@ -69,7 +69,7 @@ export class OutcomeDelivery {
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client as DeliveryRedis;
     this.redis.defineCommand('deliverOutcome', { numberOfKeys: 5, lua: DELIVER });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** Delivers a task's outcome; false when an earlier run of its job did (the stored outcome is answered again). */

@@ -51,7 +51,7 @@ export class PendingRecords {
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client as PendingRedis;
     this.redis.defineCommand('claimDueRecords', { numberOfKeys: 2, lua: CLAIM });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** Claims up to `limit` tasks due by `now` for `claimMs`, oldest first, with their outcomes. */

@@ -1,6 +1,7 @@
 import { AppConfig } from '@gateway/common';
-import { BullModule } from '@nestjs/bullmq';
-import { DynamicModule, Module } from '@nestjs/common';
+import { BullModule, getSharedConfigToken } from '@nestjs/bullmq';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { QueueOptions } from 'bullmq';
 import { QueueName } from './job-contracts';
 import { GatewayRedis } from './gateway-redis.service';
 import { LeaseSemaphore } from './lease-semaphore.service';
@@ -12,7 +13,7 @@ import { QueueOverview } from './queue-overview.service';
 import { PendingRecords } from './pending-records.service';
 import { UsageLedger } from './usage-ledger.service';
 import { RefusedCalls } from './refused-calls.service';
-import { bullConnection } from './redis-connections';
+import { bullConnection, closeBullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
 
@@ -29,6 +30,16 @@ const SERVICES = [
   RefusedCalls,
 ];
 
+/** Closes the queues' shared connection when it is a Redis Cluster's, which BullMQ borrows and leaves open. */
+@Injectable()
+class SharedBullConnection implements OnApplicationShutdown {
+  constructor(@Inject(getSharedConfigToken()) private readonly shared: QueueOptions) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await closeBullConnection(this.shared.connection);
+  }
+}
+
 /** Entries each queue's BullMQ event stream keeps. */
 const EVENTS_KEPT = 1_000;
 
@@ -39,7 +50,7 @@ export class QueueModule {
     const bull = BullModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        prefix: config.REDIS_PREFIX,
+        prefix: config.redisKeyPrefix,
         connection: bullConnection(config, role),
         // Nothing reads a queue's event stream (callers are answered on reply channels): a short one is enough for
         // a look with redis-cli, where BullMQ's default of 10,000 entries per queue costs about 1 MB each.
@@ -51,7 +62,7 @@ export class QueueModule {
       global: true,
       module: QueueModule,
       imports: [bull, queues],
-      providers: SERVICES,
+      providers: [...SERVICES, SharedBullConnection],
       exports: [bull, queues, ...SERVICES],
     };
   }

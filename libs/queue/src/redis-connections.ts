@@ -1,5 +1,5 @@
-import { AppConfig } from '@gateway/common';
-import Redis, { RedisOptions } from 'ioredis';
+import { AppConfig, RedisNode } from '@gateway/common';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
 
 /**
  * Connection options per role, as BullMQ asks for production: blocking worker connections never give up on a
@@ -13,22 +13,68 @@ function producerConnectionOptions(): RedisOptions {
   return { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableReadyCheck: true };
 }
 
+/**
+ * A connection to the configured Redis (config.redisTopology): one server, the master Sentinel names, or a Cluster.
+ * Typed as Redis: an ioredis Cluster answers the same commands, scripts, pipelines, MULTI and pub/sub, each sent to
+ * the node of its keys (every key of the gateway is on one slot there: AppConfig.redisKeyPrefix).
+ */
 export function createRedis(config: AppConfig, options: RedisOptions, name: string): Redis {
-  return new Redis(config.REDIS_URL, { ...options, connectionName: name, lazyConnect: false });
+  const topology = config.redisTopology ?? { mode: 'single' };
+  if (topology.mode === 'single')
+    return new Redis(config.REDIS_URL, { ...options, connectionName: name, lazyConnect: false });
+  if (topology.mode === 'cluster') return createCluster(config, topology.nodes, options, name) as unknown as Redis;
+  return new Redis({ ...nodeOptions(config), ...options, connectionName: name, lazyConnect: false });
 }
 
-/** BullMQ connection settings from REDIS_URL for a producer or a worker. */
-export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): RedisOptions {
+/**
+ * BullMQ connection settings for a producer or a worker: options for one server or Sentinel, from which BullMQ makes
+ * its own connections; on a Cluster a connection, which BullMQ only borrows: whoever asked for it closes it.
+ */
+export function bullConnection(config: AppConfig, role: 'producer' | 'worker'): RedisOptions | Cluster {
+  const roleOptions = role === 'worker' ? workerConnectionOptions() : producerConnectionOptions();
+  const topology = config.redisTopology ?? { mode: 'single' };
+  if (topology.mode === 'cluster') return createCluster(config, topology.nodes, roleOptions, `bullmq:${role}`);
+  return { ...nodeOptions(config), ...roleOptions };
+}
+
+/**
+ * Where and how to reach a data node: host, port and database from REDIS_URL, or the sentinels that name the master;
+ * username, password and TLS from REDIS_URL in every topology.
+ */
+function nodeOptions(config: AppConfig): RedisOptions {
   const url = new URL(config.REDIS_URL);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
+  const tls = url.protocol === 'rediss:' ? {} : undefined;
+  const credentials = {
     username: url.username ? decodeURIComponent(url.username) : undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
-    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-    tls: url.protocol === 'rediss:' ? {} : undefined,
-    ...(role === 'worker' ? workerConnectionOptions() : producerConnectionOptions()),
+    tls,
   };
+  const topology = config.redisTopology ?? { mode: 'single' };
+  if (topology.mode === 'sentinel') {
+    return {
+      ...credentials,
+      sentinels: topology.sentinels,
+      name: topology.masterName,
+      sentinelPassword: topology.sentinelPassword,
+      enableTLSForSentinelMode: tls !== undefined,
+      db: urlDb(url),
+    };
+  }
+  return { ...credentials, host: url.hostname, port: Number(url.port || 6379), db: urlDb(url) };
+}
+
+function createCluster(config: AppConfig, nodes: RedisNode[], options: RedisOptions, name: string): Cluster {
+  const { host: _host, port: _port, db: _db, ...credentials } = nodeOptions(config);
+  return new Cluster(nodes, {
+    redisOptions: { ...credentials, ...options, connectionName: name },
+    enableReadyCheck: true,
+    enableOfflineQueue: options.enableOfflineQueue ?? true,
+    lazyConnect: false,
+  });
+}
+
+function urlDb(url: URL): number {
+  return url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
 }
 
 /**
@@ -44,4 +90,9 @@ export async function closeRedis(client: Pick<Redis, 'status' | 'quit' | 'discon
     clearTimeout(timer);
   }
   client.disconnect();
+}
+
+/** Closes what bullConnection made: a Cluster connection (options need no closing). */
+export async function closeBullConnection(connection: unknown): Promise<void> {
+  if (connection instanceof Cluster) await closeRedis(connection as unknown as Redis);
 }

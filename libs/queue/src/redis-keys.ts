@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * Every Redis key and pub/sub channel the gateway uses (docs/contracts.md#redis-keys), each under REDIS_PREFIX so
- * several deployments can share one Redis. A key string is the address of data a running Redis already holds:
+ * several deployments can share one Redis (`{REDIS_PREFIX}` on a Redis Cluster: AppConfig.redisKeyPrefix). A key string is the address of data a running Redis already holds:
  * changing one strands that data, so redis-keys.spec.ts pins each of them.
  */
 export class RedisKeys {
@@ -105,7 +105,11 @@ export class RedisKeys {
     return this.limit(appId, `budget:${period}`);
   }
 
-  /** What all of one user's applications spent in one budget period, under the owner's own hash tag. */
+  /**
+   * What all of one user's applications spent in one budget period. The admission script reads it beside the
+   * application's limit keys, whose `{appId}` tag differs: on a Redis Cluster the prefix's own tag (`{gw}`), first
+   * in every key, is what puts them on one slot (AppConfig.redisKeyPrefix).
+   */
   ownerBudgetSpent(userId: string, period: string): string {
     return this.limit(`user:${userId}`, `budget:${period}`);
   }
@@ -170,7 +174,10 @@ export class RedisKeys {
     return `${this.prefix}:${queue}:${part}`;
   }
 
-  /** The {appId} hash tag keeps one application's limit keys on one Redis Cluster slot, as the admission script needs. */
+  /**
+   * One application's limit key. The `{appId}` braces are part of the stored key names and stay; on a Redis Cluster
+   * the prefix is a hash tag itself (`{gw}`), which comes first and so decides the slot of every key.
+   */
   private limit(appId: string, part: string): string {
     return `${this.prefix}:lim:{${appId}}:${part}`;
   }

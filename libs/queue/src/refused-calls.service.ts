@@ -58,7 +58,7 @@ export class RefusedCalls implements BeforeApplicationShutdown {
     private readonly redis: GatewayRedis,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** Notes a refusal, to be written with the others within FLUSH_MS. */

@@ -54,7 +54,7 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.instanceId = config.INSTANCE_ID ?? newId('inst');
-    this.channel = new RedisKeys(config.REDIS_PREFIX).replyChannel(this.instanceId);
+    this.channel = new RedisKeys(config.redisKeyPrefix).replyChannel(this.instanceId);
   }
 
   async onModuleInit(): Promise<void> {

@@ -8,7 +8,7 @@ import { TaskQueues } from './task-queues.service';
 
 const SYNC_TIMEOUT_MS = 10_000;
 const WAIT_RECHECK_INTERVAL_MS = 500;
-const config = { SYNC_TIMEOUT_MS, WAIT_RECHECK_INTERVAL_MS, REDIS_PREFIX: 'gw', INSTANCE_ID: 'inst_1' } as AppConfig;
+const config = { SYNC_TIMEOUT_MS, WAIT_RECHECK_INTERVAL_MS, redisKeyPrefix: 'gw', INSTANCE_ID: 'inst_1' } as AppConfig;
 
 const succeeded: TaskOutcome = { ok: true, body: '{"data":[]}', provider: 'primary', providerMs: 4 };
 

@@ -37,7 +37,7 @@ export class RoutePacer {
   constructor(config: AppConfig, redis: GatewayRedis) {
     this.redis = redis.client as PacerRedis;
     this.redis.defineCommand('reserveStart', { numberOfKeys: 1, lua: RESERVE });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** The route's next start, `1 / maxRps` s after the one before it, or null when it is more than maxWaitMs away. */

@@ -6,8 +6,8 @@ import { RoutePacer } from './route-pacer.service';
 
 /** RoutePacer against the suite's Redis: two pacers stand for two workers, each with its own connection. */
 describe('RoutePacer', () => {
-  const config = { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `route-pacer-${randomUUID()}` } as AppConfig;
-  const keys = new RedisKeys(config.REDIS_PREFIX);
+  const config = { REDIS_URL: process.env.TEST_REDIS_URL, redisKeyPrefix: `route-pacer-${randomUUID()}` } as AppConfig;
+  const keys = new RedisKeys(config.redisKeyPrefix);
   let connections: GatewayRedis[];
   let pacers: RoutePacer[];
   let route: string;

@@ -19,7 +19,7 @@ export class TaskQueues {
     private readonly redis: GatewayRedis,
     config: AppConfig,
   ) {
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.byName = { [QueueName.Embeddings]: embeddings, [QueueName.Chat]: chat, [QueueName.ImageEdit]: imageEdit };
   }
 

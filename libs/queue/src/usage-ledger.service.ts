@@ -85,7 +85,7 @@ export class UsageLedger {
     this.redis.defineCommand('takeUsageBatch', { numberOfKeys: 3, lua: TAKE_BATCH });
     this.redis.defineCommand('finishUsageBatch', { numberOfKeys: 2, lua: FINISH_BATCH });
     this.redis.defineCommand('releaseFoldLease', { numberOfKeys: 1, lua: RELEASE });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 
   /** The fold lease for `ms`, or null while another process holds it; pass the token to release it. */

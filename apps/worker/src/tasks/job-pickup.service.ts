@@ -1,5 +1,5 @@
 import { AppConfig, LOGGER } from '@gateway/common';
-import { bullConnection, TaskQueueName } from '@gateway/queue';
+import { bullConnection, closeBullConnection, TaskQueueName } from '@gateway/queue';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Worker } from 'bullmq';
@@ -23,6 +23,8 @@ export const SERVED_TASK_QUEUES = Symbol('SERVED_TASK_QUEUES');
 @Injectable()
 export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly workers: Worker[] = [];
+  /** Each worker's connection from bullConnection, closed after its worker (a Cluster's is not BullMQ's to close). */
+  private readonly connections: ReturnType<typeof bullConnection>[] = [];
 
   constructor(
     private readonly config: AppConfig,
@@ -44,6 +46,7 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
+    await Promise.all(this.connections.map((connection) => closeBullConnection(connection)));
   }
 
   private taskProcessor<Q extends TaskQueueName>(queue: Q): QueueProcessor<Q> {
@@ -57,10 +60,12 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private startWorker(processor: QueueProcessor): Worker {
+    const connection = bullConnection(this.config, 'worker');
+    this.connections.push(connection);
     const worker = new PromptWorker(processor.queue, (job) => processor.process(job as never), {
       autorun: false,
-      connection: bullConnection(this.config, 'worker'),
-      prefix: this.config.REDIS_PREFIX,
+      connection,
+      prefix: this.config.redisKeyPrefix,
       concurrency: processor.concurrency ?? this.config.WORKER_CONCURRENCY,
       lockDuration: this.config.JOB_LOCK_MS,
       stalledInterval: this.config.JOB_LOCK_MS,

@@ -49,7 +49,7 @@ const FETCH_PAUSE_MS = 5;
  * getNextJob (marker wake-up, moveToActive and the job's lock), processJob (lock renewal, completion or failure with
  * retries, and the next job fetched on completion), the stalled checker and close(), which waits for this loop as it
  * waits for BullMQ's own. Rate limiting is not supported here. On a drained queue the fetch is queued behind the
- * marker wait on the blocking connection (takeNextJob), which saves the pick-up a round trip.
+ * marker wait on the blocking connection (takeNextJob), which saves the pick-up a round trip; not on a Redis Cluster.
  */
 export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
   private active = 0;
@@ -57,7 +57,13 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
 
   constructor(name: string, processor: Processor<D, R>, opts: WorkerOptions) {
     super(name, processor, opts);
-    this.internals._getNextJob = (client, bclient, token, options) => this.takeNextJob(client, bclient, token, options);
+    const bullmqGetNextJob = this.internals._getNextJob.bind(this);
+    // On a Redis Cluster BullMQ sends the marker wait only after an await of its own (it checks the cluster's
+    // connections first), so a fetch queued behind it would run first and find nothing: BullMQ's fetch is used there.
+    this.internals._getNextJob = (client, bclient, token, options) =>
+      (bclient as { isCluster?: boolean }).isCluster
+        ? bullmqGetNextJob(client, bclient, token, options)
+        : this.takeNextJob(client, bclient, token, options);
   }
 
   override async run(): Promise<void> {

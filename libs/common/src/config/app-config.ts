@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Env } from './env';
 import { readMasterKeys } from './master-keys';
+import { readRedisTopology, RedisTopology } from './redis-topology';
 import { readRenamedSettings } from './renamed-settings';
 
 export interface UpstreamConfig {
@@ -23,6 +24,17 @@ export class AppConfig extends Env {
   masterKeys: string[];
   /** The newest master key (masterKeys[0]) whichever setting named it: what seals and signs; opening uses them all. */
   declare MASTER_KEY: string;
+  /** One Redis server, a Sentinel-managed master or a Redis Cluster (readRedisTopology). */
+  redisTopology: RedisTopology;
+
+  /**
+   * What every Redis key and BullMQ queue starts with: REDIS_PREFIX, or on a Redis Cluster the hash tag
+   * `{REDIS_PREFIX}`, which puts every key on one slot (a tag is the first `{…}` of a key, so the application tags
+   * inside limit keys no longer pick their slot there).
+   */
+  get redisKeyPrefix(): string {
+    return this.redisTopology?.mode === 'cluster' ? `{${this.REDIS_PREFIX}}` : this.REDIS_PREFIX;
+  }
 
   get workerQueues(): string[] | 'all' {
     return this.WORKER_QUEUES === 'all' ? 'all' : this.WORKER_QUEUES.split(',');
@@ -39,11 +51,13 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   const errors = validateSync(config, { whitelist: false });
   const masterKeys = readMasterKeys(config.MASTER_KEYS, config.MASTER_KEY);
   const listeners = listenerProblems(config);
-  if (errors.length > 0 || masterKeys.problems.length > 0 || listeners.length > 0) {
+  const redis = readRedisTopology(config);
+  if (errors.length > 0 || masterKeys.problems.length > 0 || listeners.length > 0 || redis.problems.length > 0) {
     const problems = [
       ...errors.flatMap((e) => Object.values(e.constraints ?? {})),
       ...masterKeys.problems,
       ...listeners,
+      ...redis.problems,
     ];
     throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -51,6 +65,7 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   config.masterKeys = masterKeys.keys;
   config.MASTER_KEY = masterKeys.keys[0];
   config.startupWarnings = warnings;
+  config.redisTopology = redis.topology;
   return config;
 }
 

@@ -48,6 +48,31 @@ export class Env {
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = `redis://127.0.0.1:${DEFAULT_PORTS.redis}`;
 
+  /**
+   * Redis Sentinel: comma-separated sentinel host:port list; with it, REDIS_SENTINEL_NAME names the monitored master
+   * and REDIS_URL gives only the master's credentials and TLS (readRedisTopology).
+   */
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINELS?: string;
+
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_NAME?: string;
+
+  /** The sentinels' own password (`requirepass` of the sentinels), when they have one. */
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string;
+
+  /**
+   * Redis Cluster: comma-separated seed nodes (host:port). Every key is then under the hash tag `{REDIS_PREFIX}`, on
+   * one slot, as the gateway's multi-key scripts and BullMQ need (docs/operations.md).
+   */
+  @IsOptional()
+  @IsString()
+  REDIS_CLUSTER_NODES?: string;
+
   @Matches(/^mongodb(\+srv)?:\/\//, { message: 'MONGODB_URI must be a mongodb:// URL' })
   MONGODB_URI = `mongodb://127.0.0.1:${DEFAULT_PORTS.mongodb}/gateway`;
 

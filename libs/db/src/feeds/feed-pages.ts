@@ -96,7 +96,7 @@ export class FeedPages {
     @InjectModel(FeedDirectory.name) private readonly directory: Model<FeedDirectory>,
     @InjectModel(FeedRow.name) private readonly rows: Model<FeedRow>,
   ) {
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.rowInserter = new GroupCommitInserter<FeedRow>(() => this.rows.collection as never);
   }
 

@@ -49,7 +49,7 @@ export class ApiKeyAuthService {
       if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
       return entry;
     });
-    this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.REDIS_PREFIX));
+    this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.redisKeyPrefix));
   }
 
   /** `known` hears the application of a key that exists but is refused (expired past its grace). */

@@ -68,7 +68,7 @@ export class SignatureAuthService {
   ) {
     this.box = new SecretBox(config.masterKeys);
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
       const app = await this.applications.findById(appId);
       if (!app || app.status !== 'active') return { missing: true };

@@ -46,7 +46,7 @@ export class ConsoleSessionsService {
     private readonly invitations: InvitationsRepository,
   ) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.signup = config.CONSOLE_SIGNUP;
     this.throttle = new SignInThrottle(this.redis, this.keys);
   }

@@ -142,7 +142,7 @@ export class LimitsService {
     // The key count varies with the budgets an application has, so it is passed first.
     this.redis.defineCommand('admitRequest', { lua: ADMIT });
     this.redis.defineCommand('settleBudget', { lua: SETTLE_BUDGET });
-    this.keys = new RedisKeys(config.REDIS_PREFIX);
+    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.leaseMs = config.CONCURRENCY_LEASE_MS;
   }
 
