@@ -45,6 +45,33 @@ export class MetricsService {
     labelNames: ['queue', 'state'],
     registers: [this.registry],
   });
+  readonly queueWorkers = new Gauge({
+    name: 'gateway_queue_workers',
+    help: 'BullMQ workers connected to each queue (CLIENT LIST), across every worker process',
+    labelNames: ['queue'],
+    registers: [this.registry],
+  });
+  readonly redisMemoryUsed = new Gauge({
+    name: 'gateway_redis_memory_used_bytes',
+    help: 'Redis used_memory (INFO memory)',
+    registers: [this.registry],
+  });
+  readonly redisMemoryMax = new Gauge({
+    name: 'gateway_redis_memory_max_bytes',
+    help: 'Redis maxmemory (INFO memory); 0: no limit',
+    registers: [this.registry],
+  });
+  readonly redisMaxmemoryPolicy = new Gauge({
+    name: 'gateway_redis_maxmemory_policy',
+    help: "Redis maxmemory-policy: 1 for the policy in force; BullMQ needs 'noeviction'",
+    labelNames: ['policy'],
+    registers: [this.registry],
+  });
+  readonly ready = new Gauge({
+    name: 'gateway_ready',
+    help: 'The readiness check (/health/ready) at the last scrape: 1 ready, 0 not',
+    registers: [this.registry],
+  });
   readonly jobWait = new Histogram({
     name: 'gateway_job_wait_seconds',
     help: 'Time from enqueue to a worker starting the job',

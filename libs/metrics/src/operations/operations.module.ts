@@ -4,6 +4,8 @@ import { HealthController } from './health.controller';
 import { OperationsListener } from './operations-listener';
 import { QueueDepthCollector } from './queue-depth.collector';
 import { ReadinessCheck } from './readiness-check';
+import { ReadinessCollector } from './readiness.collector';
+import { RedisMemoryCollector } from './redis-memory.collector';
 
 /**
  * /health/live on the app's own HTTP server (the api's public port); /metrics and /health/ready on the operations
@@ -12,7 +14,7 @@ import { ReadinessCheck } from './readiness-check';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
-  providers: [QueueDepthCollector, ReadinessCheck, OperationsListener],
+  providers: [QueueDepthCollector, RedisMemoryCollector, ReadinessCheck, ReadinessCollector, OperationsListener],
   exports: [OperationsListener],
 })
 export class OperationsModule {}

@@ -6,7 +6,7 @@ import { MetricsService } from '../metrics.service';
 
 const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
-/** Queue depth per state, read from Redis when Prometheus scrapes. */
+/** Queue depth per state, and the workers connected to each queue, read from Redis when Prometheus scrapes. */
 @Injectable()
 export class QueueDepthCollector implements OnModuleInit {
   private readonly queues: Queue[];
@@ -27,6 +27,12 @@ export class QueueDepthCollector implements OnModuleInit {
         const counts = await queue.getJobCounts(...STATES);
         for (const state of STATES) this.metrics.queueJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
       }
+    });
+    // Apart, so that a Redis refusing CLIENT LIST (an ACL, some managed services) leaves the depths above alone.
+    // BullMQ names each worker's blocking connection after its queue; every process sees every worker.
+    this.metrics.onScrape(async () => {
+      for (const queue of this.queues)
+        this.metrics.queueWorkers.set({ queue: queue.name }, await queue.getWorkersCount());
     });
   }
 }

@@ -1,0 +1,108 @@
+import { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { metricValue, RunningApi, RunningWorker, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
+import { EnvSource } from '@gateway/common';
+
+// scripts/services.js is the same helper `npm test` uses to start the shared servers.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const services = require('../../scripts/services.js');
+
+jest.setTimeout(120_000);
+
+/**
+ * The gauges the alerts of prometheus/rules/gateway.yml read beside the counters: workers per queue, Redis memory and
+ * policy, readiness. On a Redis and a database of this suite's own, since it changes the Redis's settings and takes
+ * both down.
+ */
+describe('operations gauges on /metrics', () => {
+  let dir: string;
+  let redis: ChildProcess;
+  let ferret: ChildProcess;
+  let env: EnvSource;
+  let admin: Redis;
+  let api: RunningApi;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-gauges-'));
+    const [redisPort, mongoPort] = [await services.freePort(), await services.freePort()];
+    redis = await services.startRedis({ port: redisPort, dir: join(dir, 'redis') });
+    // A FerretDB of this suite's own in front of the shared PostgreSQL, so that killing it leaves the others up.
+    ferret = await services.startFerretDb({
+      port: mongoPort,
+      postgresUrl: process.env.TEST_POSTGRES_URL,
+      stateDir: join(dir, 'db'),
+    });
+    env = testEnv({
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/gauges`,
+    });
+    admin = new Redis(`redis://127.0.0.1:${redisPort}`, { maxRetriesPerRequest: 0, lazyConnect: true });
+    api = await startApi(env);
+  });
+
+  afterAll(async () => {
+    admin?.disconnect();
+    await api?.close().catch(() => undefined);
+    await Promise.all([services.stop(redis, 'SIGKILL'), services.stop(ferret, 'SIGKILL')]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const scrape = async () => (await fetch(`${api.metricsUrl}/metrics`)).text();
+  const workers = (metrics: string, queue: string) => metricValue(metrics, 'gateway_queue_workers', { queue });
+
+  it('counts the workers connected to each queue, as the api sees them', async () => {
+    const before = await scrape();
+    for (const queue of ['embeddings', 'chat', 'image-edit', 'webhooks']) expect(workers(before, queue)).toBe(0);
+
+    let worker: RunningWorker | undefined = await startWorker({ ...env, WORKER_QUEUES: 'embeddings,chat' });
+    try {
+      // Each BullMQ worker's blocking connection carries its queue's name once it has connected.
+      const serving = await waitFor(
+        scrape,
+        (metrics) => workers(metrics, 'chat')! >= 1 && workers(metrics, 'embeddings')! >= 1,
+        'the chat and embeddings workers counted',
+      );
+      expect(workers(serving, 'image-edit')).toBe(0);
+      expect(workers(serving, 'webhooks')).toBe(0);
+      await worker.close();
+      worker = undefined;
+      await waitFor(scrape, (metrics) => workers(metrics, 'chat') === 0, 'the closed worker no longer counted');
+    } finally {
+      await worker?.close();
+    }
+  });
+
+  it("reports Redis's used memory, maxmemory and maxmemory-policy as they change", async () => {
+    await admin.connect();
+    const metrics = await scrape();
+    expect(metricValue(metrics, 'gateway_redis_memory_used_bytes', {})).toBeGreaterThan(0);
+    expect(metricValue(metrics, 'gateway_redis_memory_max_bytes', {})).toBe(0);
+    expect(metricValue(metrics, 'gateway_redis_maxmemory_policy', { policy: 'noeviction' })).toBe(1);
+
+    await admin.config('SET', 'maxmemory', '512mb');
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    const changed = await scrape();
+    expect(metricValue(changed, 'gateway_redis_memory_max_bytes', {})).toBe(512 * 1024 * 1024);
+    expect(metricValue(changed, 'gateway_redis_maxmemory_policy', { policy: 'allkeys-lru' })).toBe(1);
+    // Only the policy in force has a series.
+    expect(metricValue(changed, 'gateway_redis_maxmemory_policy', { policy: 'noeviction' })).toBeUndefined();
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+  });
+
+  it('reports readiness, 1 then 0 once the database is down, and still answers the scrape with Redis down', async () => {
+    expect(metricValue(await scrape(), 'gateway_ready', {})).toBe(1);
+
+    await services.stop(ferret, 'SIGKILL');
+    const down = await waitFor(scrape, (metrics) => metricValue(metrics, 'gateway_ready', {}) === 0, 'not ready');
+    expect(metricValue(down, 'gateway_ready', {})).toBe(0);
+    expect((await fetch(`${api.metricsUrl}/health/ready`)).status).toBe(503);
+
+    await services.stop(redis, 'SIGKILL');
+    const response = await fetch(`${api.metricsUrl}/metrics`);
+    expect(response.status).toBe(200);
+    expect(metricValue(await response.text(), 'gateway_ready', {})).toBe(0);
+  });
+});
