@@ -23,7 +23,10 @@ import {
 const ROOT = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-/** The renderings checked: the defaults, production, and the defaults with every optional part on. */
+/**
+ * The renderings checked: the defaults, production (Redis Sentinel), the defaults with every optional part on, and
+ * over a Redis Cluster.
+ */
 const RENDERINGS: Record<string, { values: string[]; set?: string[] }> = {
   default: { values: ['values.yaml'] },
   production: { values: ['values.yaml', 'values-production.yaml'] },
@@ -36,6 +39,7 @@ const RENDERINGS: Record<string, { values: string[]; set?: string[] }> = {
       'prometheusRule.enabled=true',
     ],
   },
+  'redis cluster': { values: ['values.yaml'], set: ['redis.clusterNodes=redis-0:6379\\,redis-1:6379\\,redis-2:6379'] },
 };
 const rendered: Record<string, Manifest[]> = {};
 for (const [name, { values, set }] of Object.entries(RENDERINGS)) rendered[name] = helmTemplate(values, set);
@@ -85,6 +89,7 @@ function containerConfig(manifests: Manifest[], container: Container): AppConfig
     MASTER_KEYS: SOME_MASTER_KEY,
     MONGODB_URI: 'mongodb://mongo-0,mongo-1,mongo-2/gateway?replicaSet=rs0',
     REDIS_URL: 'redis://:secret@redis:6379',
+    REDIS_SENTINEL_PASSWORD: 'secret',
   };
   const own = Object.fromEntries(
     container.env.map((entry) => [entry.name, entry.value ?? fromSecrets[entry.name]] as const),
@@ -157,11 +162,16 @@ describe('Helm chart', () => {
         ofKind<ScaledObject>(manifests, 'ScaledObject').map((object) => [object.spec.scaleTargetRef.name, object]),
       );
       for (const worker of workers(manifests)) {
-        // The queues and key prefix the worker itself takes from this configuration.
+        // The queues and key prefix the worker itself takes from this configuration (hash-tagged on a Cluster).
         const config = containerConfig(manifests, containerOf(worker));
         const queues = config.workerQueues as string[];
-        const keys = new RedisKeys(config.REDIS_PREFIX);
+        const keys = new RedisKeys(config.redisKeyPrefix);
         const triggers = scaled.get(worker.metadata.name)!.spec.triggers;
+        // KEDA's scaler for the topology the gateway connects to: one server, Sentinel or Cluster.
+        const scaler = { single: 'redis', sentinel: 'redis-sentinel', cluster: 'redis-cluster' }[
+          config.redisTopology.mode
+        ];
+        expect(new Set(triggers.map((trigger) => trigger.type))).toEqual(new Set([scaler]));
         expect(triggers.map((trigger) => trigger.metadata.listName)).toEqual(
           queues.map((queue) => keys.bullmq(queue, 'wait')),
         );
@@ -254,7 +264,7 @@ describe('Helm chart', () => {
     }
   });
 
-  it('runs production highly available: replicas, disruption budgets, authenticated triggers, monitoring', () => {
+  it('runs production highly available: replicas, disruption budgets, Sentinel, monitoring', () => {
     const manifests = rendered.production;
     const budgets = ofKind<Manifest & { spec: { selector: { matchLabels: Record<string, string> } } }>(
       manifests,
@@ -266,8 +276,10 @@ describe('Helm chart', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     for (const object of ofKind<ScaledObject & { spec: { minReplicaCount: number } }>(manifests, 'ScaledObject')) {
       expect(object.spec.minReplicaCount).toBeGreaterThanOrEqual(2);
-      for (const trigger of object.spec.triggers as { authenticationRef?: { name: string } }[])
+      for (const trigger of object.spec.triggers as { type: string; authenticationRef?: { name: string } }[]) {
+        expect(trigger.type).toBe('redis-sentinel');
         expect(trigger.authenticationRef?.name).toBe('gateway-model-gateway-redis');
+      }
     }
     expect(ofKind(manifests, 'ServiceMonitor')).toHaveLength(1);
     expect(ofKind(manifests, 'PrometheusRule')).toHaveLength(1);

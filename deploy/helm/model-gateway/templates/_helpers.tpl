@@ -71,10 +71,22 @@ env:
         name: {{ $root.Values.redis.existingSecret }}
         key: {{ $root.Values.redis.existingSecretKey }}
 {{- end }}
+{{- with $root.Values.redis.sentinelPasswordSecret.name }}
+  - name: REDIS_SENTINEL_PASSWORD
+    valueFrom:
+      secretKeyRef:
+        name: {{ . }}
+        key: {{ $root.Values.redis.sentinelPasswordSecret.key }}
+{{- end }}
 {{- range $name, $value := .own }}
   - name: {{ $name }}
     value: {{ $value | toString | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The key prefix the gateway gives BullMQ: REDIS_PREFIX, hash-tagged on a Redis Cluster (AppConfig.redisKeyPrefix). */}}
+{{- define "gateway.redisKeyPrefix" -}}
+{{- if .Values.redis.clusterNodes -}}{{ printf "{%s}" .Values.redis.prefix }}{{- else -}}{{ .Values.redis.prefix }}{{- end -}}
 {{- end -}}
 
 {{/* A models catalogue given in values (modelsConfig), mounted where MODELS_CONFIG points. */}}
