@@ -238,6 +238,26 @@ describe('Helm chart', () => {
     });
   });
 
+  it('runs each worker group at a fixed replica count without KEDA, and leaves the count to KEDA with it', () => {
+    const withoutKeda = helmTemplate(['values.yaml'], ['keda.enabled=false', 'workers.defaults.replicas=3']);
+    expect(ofKind(withoutKeda, 'ScaledObject')).toEqual([]);
+    expect(workers(withoutKeda).map((worker) => worker.spec.replicas)).toEqual([3, 3, 3]);
+    // A replica count in the Deployment would fight the HPA KEDA makes at every upgrade.
+    expect(workers(rendered.default).map((worker) => worker.spec.replicas)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('rejects values the chart does not have (values.schema.json), naming only queues the system has', () => {
+    expect(() => helmTemplate(['values.yaml'], ['api.autoscalng.enabled=false'])).toThrow(
+      /additional properties 'autoscalng' not allowed/,
+    );
+    const schema = JSON.parse(read('deploy/helm/model-gateway/values.schema.json')) as {
+      definitions: { workerSettings: { properties: { queues: { items: { enum: string[] } } } } };
+    };
+    expect([...schema.definitions.workerSettings.properties.queues.items.enum].sort()).toEqual(
+      Object.values(QueueName).sort(),
+    );
+  });
+
   it('generates the master key into a Secret of its own when none is given', () => {
     const secrets = ofKind<Manifest & { data: Record<string, string> }>(rendered.default, 'Secret');
     expect(secrets).toHaveLength(1);
