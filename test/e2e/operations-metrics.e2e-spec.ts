@@ -1,9 +1,18 @@
 import { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { metricValue, RunningApi, RunningWorker, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
+import {
+  metricValue,
+  ROOT,
+  RunningApi,
+  RunningWorker,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
 import { EnvSource } from '@gateway/common';
 
 // scripts/services.js is the same helper `npm test` uses to start the shared servers.
@@ -11,6 +20,10 @@ import { EnvSource } from '@gateway/common';
 const services = require('../../scripts/services.js');
 
 jest.setTimeout(120_000);
+
+const RULES_DIR = join(ROOT, 'prometheus', 'rules');
+/** A histogram's series are its name with these suffixes; its TYPE line names it without. */
+const HISTOGRAM_SERIES = /_(bucket|count|sum)$/;
 
 /**
  * The gauges the alerts of prometheus/rules/gateway.yml read beside the counters: workers per queue, Redis memory and
@@ -52,6 +65,22 @@ describe('operations gauges on /metrics', () => {
 
   const scrape = async () => (await fetch(`${api.metricsUrl}/metrics`)).text();
   const workers = (metrics: string, queue: string) => metricValue(metrics, 'gateway_queue_workers', { queue });
+
+  it('exposes every metric the rules of prometheus/rules read (a misspelt name there fails here)', async () => {
+    const metrics = await scrape();
+    const declared = new Set([...metrics.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((line) => line[1]));
+    const read = new Set(
+      readdirSync(RULES_DIR)
+        .filter((file) => file.endsWith('.yml'))
+        .flatMap((file) => [...readFileSync(join(RULES_DIR, file), 'utf8').matchAll(/\b(?:gateway|nodejs)_\w+/g)])
+        .map((name) => name[0]),
+    );
+    expect(read.size).toBeGreaterThan(10);
+    const missing = [...read].filter(
+      (name) => !declared.has(name) && !declared.has(name.replace(HISTOGRAM_SERIES, '')),
+    );
+    expect(missing).toEqual([]);
+  });
 
   it('counts the workers connected to each queue, as the api sees them', async () => {
     const before = await scrape();
