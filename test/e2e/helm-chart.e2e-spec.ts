@@ -1,5 +1,7 @@
 import { AppConfig, loadConfig } from '@gateway/common';
 import { QueueName, RedisKeys } from '@gateway/queue';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +246,32 @@ describe('Helm chart', () => {
     expect(workers(withoutKeda).map((worker) => worker.spec.replicas)).toEqual([3, 3, 3]);
     // A replica count in the Deployment would fight the HPA KEDA makes at every upgrade.
     expect(workers(rendered.default).map((worker) => worker.spec.replicas)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('scales on lists that hold the jobs BullMQ has waiting (a real Redis)', async () => {
+    const redisUrl = process.env.TEST_REDIS_URL;
+    if (!redisUrl) throw new Error('run the Helm chart suite with `npm test`, which starts Redis');
+    // A prefix of its own, so the jobs added here meet no worker and no other suite.
+    const manifests = helmTemplate(['values.yaml'], [`redis.prefix=helm-chart-${process.pid}`]);
+    const redis = new Redis(redisUrl);
+    const queues: Queue[] = [];
+    try {
+      const scaled = ofKind<ScaledObject>(manifests, 'ScaledObject');
+      for (const worker of workers(manifests)) {
+        const config = containerConfig(manifests, containerOf(worker));
+        for (const name of config.workerQueues as string[]) {
+          const queue = new Queue(name, { connection: { url: redisUrl }, prefix: config.redisKeyPrefix });
+          queues.push(queue);
+          await queue.add('probe', {});
+        }
+      }
+      const lists = scaled.flatMap((object) => object.spec.triggers.map((trigger) => trigger.metadata.listName));
+      expect(lists).toHaveLength(Object.values(QueueName).length);
+      for (const list of lists) expect(await redis.llen(list)).toBe(1);
+    } finally {
+      await Promise.all(queues.map((queue) => queue.obliterate({ force: true }).then(() => queue.close())));
+      redis.disconnect();
+    }
   });
 
   it('rejects values the chart does not have (values.schema.json), naming only queues the system has', () => {
