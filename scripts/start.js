@@ -102,6 +102,8 @@ async function main() {
   services.ensureNodeModules(root);
   services.ensureBuilt(root);
   if (process.env.LOCAL_MODELS !== 'off') await ensureModels({ root });
+  // The local image engine's captions in Chinese, Japanese and Korean need a font with their glyphs.
+  services.ensureCjkFont();
   const env = { ...process.env, MASTER_KEY: services.ensureMasterKey(root) };
   const redis = await startEmbeddedRedis(env);
   const database = await startEmbeddedDatabase(env);

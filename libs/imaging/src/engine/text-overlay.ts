@@ -5,7 +5,12 @@ import sharp from 'sharp';
 import { Rgb, TextPosition } from './edit-plan';
 import { Raster, solidRaster, transform } from './raster';
 
-const FONT = 'sans bold';
+/**
+ * Pango's family list, then the weight: the default sans for Latin text, then the CJK fonts npm start installs
+ * (WenQuanYi Micro Hei, scripts/services.js) or a machine may have (Noto Sans CJK), named so that Chinese glyphs come
+ * from them even where fontconfig does not alias them to sans. Their bold is synthesised when the font has none.
+ */
+const FONT = 'sans,WenQuanYi Micro Hei,Noto Sans CJK SC bold';
 
 /** The text rendered to fit inside width × height (Pango picks the size), or undefined when nothing can render it. */
 export async function renderText(text: string, color: Rgb, width: number, height: number): Promise<Raster | undefined> {
