@@ -45,6 +45,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   });
   await app.register(fastifyCookie);
   await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);
+  app.get(MetricsService).limitApplicationLabels(config.METRICS_APP_LABELS);
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   // After the request hooks: a refusal still gets its X-Request-Id, timing and log line.
   installApiAuthHook(app.getHttpAdapter().getInstance(), app.get(ApiAuthenticator));

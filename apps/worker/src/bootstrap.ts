@@ -14,6 +14,7 @@ export async function createWorkerApp(config: AppConfig): Promise<NestFastifyApp
     { logger: new PinoNestLogger(logger) },
   );
   app.get(MetricsService).setService('worker');
+  app.get(MetricsService).limitApplicationLabels(config.METRICS_APP_LABELS);
   // Exit 0 once closed, rather than raising the signal again (which main.ts's deadline would take for a second one):
   // the exit code then tells a clean shutdown from a forced one (FORCED_SHUTDOWN_EXIT_CODE).
   app.enableShutdownHooks(SHUTDOWN_SIGNALS, { useProcessExit: true });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ApplicationCounter, ApplicationLabels } from './application-metrics';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256];
@@ -148,6 +149,40 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /**
+   * Per application, bounded (docs/operations.md, "Per-application metrics"): the first METRICS_APP_LABELS
+   * applications a process sees are labelled by id, the rest share app="other".
+   */
+  private readonly applicationLabels = new ApplicationLabels();
+  readonly appRequests = new ApplicationCounter(
+    new Counter({
+      name: 'gateway_app_requests_total',
+      help: '/v1 requests per application (app="other" past the per-process limit)',
+      labelNames: ['app'],
+      registers: [this.registry],
+    }),
+    this.applicationLabels,
+  );
+  readonly appBilled = new ApplicationCounter(
+    new Counter({
+      name: 'gateway_app_billed_amount_total',
+      help: 'Amount billed per application, in the catalog currency (app="other" past the per-process limit)',
+      labelNames: ['app'],
+      registers: [this.registry],
+    }),
+    this.applicationLabels,
+  );
+  readonly appLimitRejections = new ApplicationCounter(
+    new Counter({
+      name: 'gateway_app_limit_rejections_total',
+      help: 'Requests refused by a limit, per application (app="other" past the per-process limit)',
+      labelNames: ['app', 'code'],
+      registers: [this.registry],
+    }),
+    this.applicationLabels,
+    'code',
+  );
+
   private readonly collectors: GaugeCollector[] = [];
 
   constructor() {
@@ -156,6 +191,11 @@ export class MetricsService {
 
   setService(service: string): void {
     this.registry.setDefaultLabels({ service });
+  }
+
+  /** How many applications get an `app` label of their own in this process (METRICS_APP_LABELS). */
+  limitApplicationLabels(limit: number): void {
+    this.applicationLabels.setLimit(limit);
   }
 
   /** Gauges read at scrape time (queue depth, held connections) register their refresh here. */

@@ -1,5 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
+import type { AuthenticatedRequest } from '@gateway/tenancy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
 import { BurstPacer } from './burst-pacer';
@@ -51,7 +52,13 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
     const labels = { method: request.method, route, status_code: String(reply.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
-    if (route.startsWith('/v1/')) metrics.overhead.observe({ route }, overheadMs(request) / 1000);
+    if (route.startsWith('/v1/')) {
+      metrics.overhead.observe({ route }, overheadMs(request) / 1000);
+      // The application whose key (or signature) the call named, even when it was then refused.
+      const { principal, callerAppId } = request as Partial<AuthenticatedRequest>;
+      const appId = principal?.appId ?? callerAppId;
+      if (appId) metrics.appRequests.inc(appId);
+    }
     logger.info(
       {
         reqId: request.id,

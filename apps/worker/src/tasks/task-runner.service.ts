@@ -164,7 +164,7 @@ export class TaskRunner {
       outcome: executed ? 'succeeded' : 'failed',
     };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
-    if (executed) this.countUsage(data.resolvedModel, executed);
+    if (executed) this.countUsage(data.resolvedModel, data.appId, executed);
     this.countMetered(data.resolvedModel, metered, upstreamCalls);
     if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
     return { status: 'succeeded' };
@@ -188,12 +188,15 @@ export class TaskRunner {
     return { status: 'succeeded' };
   }
 
-  private countUsage(model: string, executed: ExecutedTask): void {
+  private countUsage(model: string, appId: string, executed: ExecutedTask): void {
     this.metrics.tokens.inc({ model, kind: 'prompt' }, executed.usage.prompt_tokens);
     if (executed.usage.completion_tokens)
       this.metrics.tokens.inc({ model, kind: 'completion' }, executed.usage.completion_tokens);
     if (executed.usage.images) this.metrics.images.inc({ model }, executed.usage.images);
-    if (executed.costNanos > 0) this.metrics.billed.inc({ model }, executed.costNanos / 1e9);
+    if (executed.costNanos > 0) {
+      this.metrics.billed.inc({ model }, executed.costNanos / 1e9);
+      this.metrics.appBilled.inc(appId, executed.costNanos / 1e9);
+    }
   }
 
   /** The computed/reported counter pair an alert compares (docs/operations.md, "Upstream reconciliation"). */

@@ -45,6 +45,16 @@ export class Env {
   @Max(65535)
   WORKER_PORT = DEFAULT_PORTS.worker;
 
+  /**
+   * Applications with an `app` label of their own on the per-application metrics of one process; the ones seen after
+   * share app="other", so the series count stays bounded (docs/operations.md). Kept equal to DEFAULT_APPLICATION_LABELS.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  METRICS_APP_LABELS = 100;
+
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = `redis://127.0.0.1:${DEFAULT_PORTS.redis}`;
 

@@ -187,6 +187,7 @@ export class LimitsService {
     if (code !== AdmitCode.Admitted) {
       const [errorCode, message] = REJECTIONS[code];
       this.metrics.limitRejections.inc({ code: errorCode });
+      this.metrics.appLimitRejections.inc(principal.appId, 1, errorCode);
       const budget = code === AdmitCode.Budget ? counters[(refusedBudget ?? 1) - 1] : undefined;
       throw new GatewayError(errorCode, budget ? budgetRefusal(budget, cost) : message, {
         headers: {
