@@ -341,11 +341,11 @@ describe('Helm chart', () => {
     const source = ruleFiles('prometheus/rules');
     const copy = ruleFiles('deploy/helm/model-gateway/files/rules');
     expect(copy).toEqual(source);
-    for (const file of source) {
-      expect(`${file}: ${read(`deploy/helm/model-gateway/files/rules/${file}`)}`).toBe(
-        `${file}: ${read(`prometheus/rules/${file}`)}`,
-      );
-    }
+    // The fix, shown in the diff: cp prometheus/rules/*.yml deploy/helm/model-gateway/files/rules/
+    const copied = (dir: string, file: string) =>
+      `${file} (copy it into the chart's files/rules/): ${read(`${dir}/${file}`)}`;
+    for (const file of source)
+      expect(copied('deploy/helm/model-gateway/files/rules', file)).toBe(copied('prometheus/rules', file));
     const groups = source.flatMap(
       (file) => (parseYaml(read(`prometheus/rules/${file}`)) as { groups: unknown[] }).groups,
     );
