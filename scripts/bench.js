@@ -29,6 +29,7 @@ const BENCHES = {
   soak: 'bench/soak.ts',
   floor: 'bench/floor.ts',
   hostile: 'bench/hostile.ts',
+  capacity: 'bench/capacity.ts',
 };
 /**
  * Held calls one worker of bench:held takes at once (WORKER_CONCURRENCY) with as many upstream connections
@@ -82,8 +83,17 @@ async function main() {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'));
   const logFile = (what) => path.join(tmpDir, `${what}.log`);
   fs.chmodSync(tmpDir, 0o711);
-  const [redisPort, mongoPort, postgresPort, fakePort, apiPort, metricsPort, peerPort, ...workerPorts] =
-    await distinctFreePorts(7 + setup.workers);
+  const [
+    redisPort,
+    mongoPort,
+    postgresPort,
+    ferretDbDebugPort,
+    fakePort,
+    apiPort,
+    metricsPort,
+    peerPort,
+    ...workerPorts
+  ] = await distinctFreePorts(8 + setup.workers);
   const [workerPort] = workerPorts;
   services.log(`temp dir ${tmpDir}`);
 
@@ -99,6 +109,7 @@ async function main() {
     dir: tmpDir,
     durable: false,
     logDir: tmpDir,
+    debugPort: ferretDbDebugPort,
   });
   started.push(database.postgres, database.ferretDb);
   const fake = await startFake(fakePort, logFile('fake'), setup);
@@ -172,6 +183,9 @@ async function main() {
     BENCH_API_KEY: app.apiKey,
     BENCH_MONGODB_URI: env.MONGODB_URI,
     BENCH_REDIS_URL: env.REDIS_URL,
+    BENCH_POSTGRES_URL: database.postgresUrl,
+    BENCH_PSQL: path.join(services.ensurePostgres(), 'psql'),
+    BENCH_FERRETDB_METRICS_URL: `http://127.0.0.1:${ferretDbDebugPort}/debug/metrics`,
     BENCH_LOG_LEVEL: logLevel,
     BENCH_WORKER_CONCURRENCY: env.WORKER_CONCURRENCY || '64 (default)',
     BENCH_WORKERS: String(workers.length),

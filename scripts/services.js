@@ -272,14 +272,15 @@ async function startRedis({ port, dir, persist = false, logFile, extraArgs = [] 
  * scripts/postgres/gin-twins.sql adds, its equality pushdown is served by indexes. The SQLite backend serves no
  * filter by an index, `_id` included, so every read there is a full scan.
  */
-async function startFerretDb({ port, postgresUrl, stateDir, logFile }) {
+async function startFerretDb({ port, postgresUrl, stateDir, logFile, debugPort }) {
   const bin = ensureFerretDb();
   fs.mkdirSync(stateDir, { recursive: true });
   const args = [
     '--handler=postgresql',
     `--listen-addr=127.0.0.1:${port}`,
     `--state-dir=${stateDir}`,
-    '--debug-addr=-',
+    // Its debug listener serves Prometheus metrics, commands counted by name (bench:capacity reads them).
+    `--debug-addr=${debugPort ? `127.0.0.1:${debugPort}` : '-'}`,
     '--telemetry=disable',
     '--log-level=warn',
   ];
@@ -405,7 +406,7 @@ async function startPostgres({ port, dir, durable = true, logFile }) {
  * The embedded database: PostgreSQL in `dir`/postgres and FerretDB in front of it on `port`. Resolves to
  * { postgres, ferretDb, postgresUrl }; stopDatabase() stops both in order.
  */
-async function startDatabase({ port, postgresPort, dir, durable = true, logDir }) {
+async function startDatabase({ port, postgresPort, dir, durable = true, logDir, debugPort }) {
   const postgres = await startPostgres({
     port: postgresPort,
     dir: path.join(dir, 'postgres'),
@@ -418,6 +419,7 @@ async function startDatabase({ port, postgresPort, dir, durable = true, logDir }
       postgresUrl: postgres.url,
       stateDir: path.join(dir, 'ferretdb'),
       logFile: logDir && path.join(logDir, 'ferretdb.log'),
+      debugPort,
     });
     return { postgres: postgres.child, ferretDb, postgresUrl: postgres.url };
   } catch (error) {
