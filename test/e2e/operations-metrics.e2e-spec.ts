@@ -9,6 +9,7 @@ import {
   RunningApi,
   RunningWorker,
   startApi,
+  spawnWorker,
   startWorker,
   testEnv,
   waitFor,
@@ -37,6 +38,7 @@ describe('operations gauges on /metrics', () => {
   let env: EnvSource;
   let admin: Redis;
   let api: RunningApi;
+  let worker: ChildProcess | undefined;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-gauges-'));
@@ -59,6 +61,7 @@ describe('operations gauges on /metrics', () => {
   afterAll(async () => {
     admin?.disconnect();
     await api?.close().catch(() => undefined);
+    if (worker) await services.stop(worker, 'SIGKILL');
     await Promise.all([services.stop(redis, 'SIGKILL'), services.stop(ferret, 'SIGKILL')]);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -123,6 +126,19 @@ describe('operations gauges on /metrics', () => {
 
   it('reports readiness, 1 then 0 once the database is down, and still answers the scrape with Redis down', async () => {
     expect(metricValue(await scrape(), 'gateway_ready', {})).toBe(1);
+    // A worker too: its queue connection waits for Redis forever, and its scrape must not.
+    const workerPort = await services.freePort();
+    worker = spawnWorker({ ...env, WORKER_PORT: workerPort });
+    const workerMetrics = `http://127.0.0.1:${workerPort}/metrics`;
+    await waitFor(
+      () =>
+        fetch(workerMetrics).then(
+          (r) => r.text(),
+          () => '',
+        ),
+      (metrics) => metricValue(metrics, 'gateway_ready', {}) === 1,
+      'worker ready',
+    );
 
     await services.stop(ferret, 'SIGKILL');
     const down = await waitFor(scrape, (metrics) => metricValue(metrics, 'gateway_ready', {}) === 0, 'not ready');
@@ -130,8 +146,11 @@ describe('operations gauges on /metrics', () => {
     expect((await fetch(`${api.metricsUrl}/health/ready`)).status).toBe(503);
 
     await services.stop(redis, 'SIGKILL');
-    const response = await fetch(`${api.metricsUrl}/metrics`);
-    expect(response.status).toBe(200);
-    expect(metricValue(await response.text(), 'gateway_ready', {})).toBe(0);
+    for (const url of [`${api.metricsUrl}/metrics`, workerMetrics]) {
+      // Well inside Prometheus's default scrape timeout of 10 s.
+      const response = await fetch(url, { signal: AbortSignal.timeout(8_000) });
+      expect(response.status).toBe(200);
+      expect(metricValue(await response.text(), 'gateway_ready', {})).toBe(0);
+    }
   });
 });

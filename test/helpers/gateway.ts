@@ -73,10 +73,13 @@ export function processEnv(env: EnvSource): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries({ ...process.env, ...env }).map(([k, v]) => [k, String(v ?? '')]));
 }
 
-/** A worker as a separate OS process from the build, for tests that kill it. */
+/**
+ * A worker as a separate OS process from the build, for tests that kill it. Its operations listener takes any free
+ * port unless `env` names one.
+ */
 export function spawnWorker(env: EnvSource): ChildProcess {
   return spawn(process.execPath, [ENTRY_POINTS.worker], {
-    env: processEnv({ ...env, WORKER_PORT: 0 }),
+    env: processEnv({ WORKER_PORT: 0, ...env }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

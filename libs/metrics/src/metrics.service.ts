@@ -11,6 +11,12 @@ export type GaugeCollector = () => Promise<void> | void;
  * Every metric of the system (docs/operations.md), in one registry per process. Dashboards in grafana/ use these names.
  * A registry per instance (not prom-client's global) lets several apps live in one process, as in the e2e suite.
  */
+/**
+ * Past the readiness collector's own 3 s, so that it has set gateway_ready to 0 by then; well inside Prometheus's
+ * default scrape timeout of 10 s.
+ */
+const SCRAPE_COLLECTORS_TIMEOUT_MS = 4_000;
+
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -203,8 +209,17 @@ export class MetricsService {
     this.collectors.push(collector);
   }
 
+  /**
+   * Runs every collector, then renders. A collector still waiting after SCRAPE_COLLECTORS_TIMEOUT_MS (a queue
+   * connection retries forever while Redis is away) leaves its gauges as they were, and the scrape answers anyway.
+   */
   async render(): Promise<string> {
-    await Promise.all(this.collectors.map((collect) => Promise.resolve(collect()).catch(() => undefined)));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SCRAPE_COLLECTORS_TIMEOUT_MS);
+    });
+    const collected = Promise.all(this.collectors.map((collect) => Promise.resolve(collect()).catch(() => undefined)));
+    await Promise.race([collected, deadline]).finally(() => clearTimeout(timer));
     return this.registry.metrics();
   }
 }
