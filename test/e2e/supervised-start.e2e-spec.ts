@@ -135,6 +135,12 @@ const alive = (pid: number) => {
   }
 };
 
+/** Waits for `text` in what `npm start` has logged; on a timeout the error shows the log. */
+const untilLogged = (stack: StartedStack, text: string, timeoutMs = 15_000) =>
+  waitUntil(() => stack.log.includes(text), `npm start to log "${text}"`, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message}; it logged:\n${stack.log}`);
+  });
+
 const embed = (stack: StartedStack, input: string) =>
   postJson(
     `${stack.url}/v1/embeddings`,
@@ -196,10 +202,7 @@ describe('npm start supervises the processes it starts', () => {
       // Logged once npm start has reaped the worker: its Redis connections are closed by then. (A job added in the
       // moment between the kill and those closing can still be taken by the dying worker's queued fetch; it is then
       // taken over after JOB_LOCK_MS, as a job of a worker that dies mid-job.)
-      await waitUntil(
-        () => s.log.includes(`worker-1 (pid ${workerPid}) was killed by SIGKILL; restarting it in 0.5 s`),
-        'npm start to log the killed worker',
-      );
+      await untilLogged(s, `worker-1 (pid ${workerPid}) was killed by SIGKILL; restarting it in 0.5 s`);
       // Sent while no worker may be running: the api holds it until the new worker has answered it.
       const answer = await embed(s, 'after the kill');
       expect(answer.status).toBe(200);
@@ -224,7 +227,7 @@ describe('npm start supervises the processes it starts', () => {
       const [redisPid] = redis;
 
       process.kill(redisPid, 'SIGKILL');
-      await waitUntil(() => s.log.includes('redis restarted (pid'), 'npm start to have started Redis again', 30_000);
+      await untilLogged(s, 'redis restarted (pid', 30_000);
       expect(s.log).toMatch(new RegExp(`redis \\(pid ${redisPid}\\) was killed by SIGKILL; restarting it in`));
       await waitUntil(() => bothReady(s), 'the api and the worker to reconnect to Redis', 30_000);
       expect((await embed(s, 'after Redis came back')).status).toBe(200);
@@ -238,16 +241,24 @@ describe('npm start supervises the processes it starts', () => {
       const [ferretDbPid] = ferretdb;
 
       process.kill(ferretDbPid, 'SIGKILL');
-      await waitUntil(
-        () => s.log.includes('ferretdb restarted (pid'),
-        'npm start to have started FerretDB again',
-        30_000,
-      );
+      await untilLogged(s, 'ferretdb restarted (pid', 30_000);
       expect(s.log).toMatch(new RegExp(`ferretdb \\(pid ${ferretDbPid}\\) was killed by SIGKILL; restarting it in`));
       await waitUntil(() => bothReady(s), 'the api and the worker to reconnect to the database', 30_000);
       expect((await embed(s, 'after FerretDB came back')).status).toBe(200);
       expect(s.pids()).toMatchObject({ api, worker });
     });
+
+    it('starts PostgreSQL again after it is SIGKILLed, and FerretDB, the api and the worker reconnect', async () => {
+      const s = stack!;
+      const { api, worker, ferretdb, postgres } = s.pids();
+
+      process.kill(postgres[0], 'SIGKILL');
+      await untilLogged(s, 'postgresql restarted (pid', 60_000);
+      expect(s.log).toMatch(new RegExp(`postgresql \\(pid ${postgres[0]}\\) was killed by SIGKILL; restarting it in`));
+      await waitUntil(() => bothReady(s), 'the api and the worker to reach the database again', 30_000);
+      expect((await embed(s, 'after PostgreSQL came back')).status).toBe(200);
+      expect(s.pids()).toMatchObject({ api, worker, ferretdb });
+    }, 120_000);
 
     it('stops everything on SIGTERM, restarting nothing', async () => {
       const s = stack!;
