@@ -4,6 +4,7 @@ import { LimitsService, Principal } from '@gateway/tenancy';
 import Redis from 'ioredis';
 import OpenAI from 'openai';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
+import { consoleClient, createOperator } from '../helpers/console';
 import { checkedFetch } from '../helpers/contract';
 import {
   createApplication,
@@ -143,6 +144,16 @@ describe('on a Redis Cluster of three masters', () => {
       `task ${taskId} to succeed`,
     );
     expect(view.result.data[0].embedding).toHaveLength(64);
+  });
+
+  it('signs a console operator in and refuses a wrong password, through the sign-in throttle scripts', async () => {
+    const email = 'cluster-operator@example.com';
+    expect((await createOperator(api, email)).id).toBeTruthy();
+    const wrong = await consoleClient(api.url).call('POST', '/auth/login', undefined, {
+      email,
+      password: 'wrong password!',
+    });
+    expect(wrong.body.error.code).toBe('InvalidCredentials');
   });
 
   it("keeps the gateway's keys on the one slot of its tag", async () => {
