@@ -131,8 +131,14 @@ const ENDPOINTS: Record<string, Endpoint> = {
  * recorded `body` holds its text fields plus `images: ReceivedImage[]`.
  */
 export class OpenAiFake {
-  /** Each call received, with the `x-request-id` it was answered with. */
-  readonly calls: { path: string; body: RecordedBody; at: number; requestId: string }[] = [];
+  /** Each call received, with its headers and the `x-request-id` it was answered with. */
+  readonly calls: {
+    path: string;
+    body: RecordedBody;
+    at: number;
+    requestId: string;
+    headers: IncomingMessage['headers'];
+  }[] = [];
   /** Streamed chat answers: content chunks planned and sent, and whether the client left before the end. */
   readonly streamed: { total: number; sent: number; closedEarly: boolean }[] = [];
   inFlight = 0;
@@ -195,7 +201,13 @@ export class OpenAiFake {
     const endpoint = path.startsWith('/v1/') || compatiblePath ? ENDPOINTS[route] : undefined;
     const contentType = String(req.headers['content-type'] ?? '');
     const parsed = await readBody(Buffer.concat(chunks), contentType);
-    const call = { path, body: parsed instanceof Refusal ? {} : parsed.body, at: Date.now(), requestId };
+    const call = {
+      path,
+      body: parsed instanceof Refusal ? {} : parsed.body,
+      at: Date.now(),
+      requestId,
+      headers: req.headers,
+    };
     this.calls.push(call);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

@@ -1,5 +1,5 @@
 import { CatalogModule } from '@gateway/catalog';
-import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
+import { AppConfig, ConfigModule, LoggerModule, Tracing, TracingModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
@@ -51,6 +51,7 @@ export class ApiModule implements OnModuleInit {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(logger),
+        TracingModule.forRoot(Tracing.fromSettings(config, 'api')),
         MetricsModule,
         DbModule,
         CatalogModule,

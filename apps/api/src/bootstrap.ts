@@ -1,4 +1,4 @@
-import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS } from '@gateway/common';
+import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS, Tracing } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { RefusedCalls } from '@gateway/queue';
 import { ApiAuthenticator } from '@gateway/tenancy';
@@ -11,6 +11,7 @@ import { routeBodyLimit } from './http/body-limits';
 import { answerClientError, answerFrameworkError } from './http/framework-errors';
 import { installJsonParser } from './http/json-parser';
 import { installRequestHooks } from './http/request-hooks';
+import { installTraceHook } from './http/trace-hook';
 import { installApiAuthHook } from './http/api-auth-hook';
 import { installRefusalLog } from './http/refusal-log-hook';
 import { closeUnusedConnectionsOnClose } from './http/unused-connections';
@@ -46,6 +47,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   await app.register(fastifyCookie);
   await serveConsole(app.getHttpAdapter().getInstance(), findConsoleBuild(), logger);
   app.get(MetricsService).limitApplicationLabels(config.METRICS_APP_LABELS);
+  // First: a request refused by a later hook is still a span, and its log line names its trace.
+  installTraceHook(app.getHttpAdapter().getInstance(), app.get(Tracing));
   installRequestHooks(app.getHttpAdapter().getInstance(), app.get(MetricsService), logger);
   // After the request hooks: a refusal still gets its X-Request-Id, timing and log line.
   installApiAuthHook(app.getHttpAdapter().getInstance(), app.get(ApiAuthenticator));

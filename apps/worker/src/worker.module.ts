@@ -1,5 +1,5 @@
 import { CatalogModule } from '@gateway/catalog';
-import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
+import { AppConfig, ConfigModule, LoggerModule, Tracing, TracingModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
 import { MeteringModule } from '@gateway/metering';
@@ -55,6 +55,7 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(logger),
+        TracingModule.forRoot(Tracing.fromSettings(config, 'worker')),
         MetricsModule,
         DbModule,
         CatalogModule,

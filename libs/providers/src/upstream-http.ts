@@ -1,5 +1,6 @@
 // The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
+import { inClientSpan, noteResponseStatus } from '@gateway/outbound';
 import { createParser } from 'eventsource-parser';
 import { Agent, Dispatcher, FormData, request } from 'undici';
 import { failureFromNetworkError, failureFromResponse, failureInSuccess } from './http-failure';
@@ -32,6 +33,7 @@ async function post(url: string, init: UpstreamPost): Promise<Dispatcher.Respons
   } catch (error) {
     throw failureFromNetworkError(error as Error);
   }
+  noteResponseStatus(response.statusCode);
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
     throw failureFromResponse(
@@ -52,17 +54,29 @@ export interface UpstreamAnswer<T> {
 
 /**
  * POSTs JSON (or multipart, for a FormData body) and returns the parsed JSON answer; a 200 answer that carries an
- * error code is a failure.
+ * error code is a failure. Inside a traced task the whole exchange is a client span the upstream is told of.
  */
-export async function postToUpstream<T>(
+export function postToUpstream<T>(
   url: string,
   body: string | FormData,
   options: UpstreamRequestOptions,
+): Promise<UpstreamAnswer<T>> {
+  return inClientSpan({ method: 'POST', url, peer: 'upstream' }, (traceHeaders) =>
+    postAndParse<T>(url, body, options, traceHeaders),
+  );
+}
+
+async function postAndParse<T>(
+  url: string,
+  body: string | FormData,
+  options: UpstreamRequestOptions,
+  traceHeaders: Readonly<Record<string, string>>,
 ): Promise<UpstreamAnswer<T>> {
   const response = await post(url, {
     dispatcher: options.dispatcher,
     // undici writes the multipart content type (with its boundary) itself for a FormData body.
     headers: {
+      ...traceHeaders,
       ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
     },
@@ -104,17 +118,30 @@ export function idOf(value: unknown): string | undefined {
  * POSTs JSON to an endpoint that answers Server-Sent Events and hands each event's data to `onData` as it
  * arrives (eventsource-parser does the framing: multi-line data, comments, CRLF, split chunks). Resolves when the
  * stream ends, with the request id the upstream's header gave; an HTTP error before the stream is a ProviderError
- * like any other call's.
+ * like any other call's. Traced like postToUpstream, the span lasting to the stream's end.
  */
-export async function streamFromUpstream(
+export function streamFromUpstream(
   url: string,
   body: string,
   options: UpstreamRequestOptions & { stop: AbortSignal },
   onData: (data: string) => Promise<void>,
 ): Promise<{ requestId?: string }> {
+  return inClientSpan({ method: 'POST', url, peer: 'upstream' }, (traceHeaders) =>
+    relayStream(url, body, options, onData, traceHeaders),
+  );
+}
+
+async function relayStream(
+  url: string,
+  body: string,
+  options: UpstreamRequestOptions & { stop: AbortSignal },
+  onData: (data: string) => Promise<void>,
+  traceHeaders: Readonly<Record<string, string>>,
+): Promise<{ requestId?: string }> {
   const response = await post(url, {
     dispatcher: options.dispatcher,
     headers: {
+      ...traceHeaders,
       'content-type': 'application/json',
       accept: 'text/event-stream',
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),

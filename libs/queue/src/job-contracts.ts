@@ -89,6 +89,11 @@ export interface TaskEnvelope {
   async?: boolean;
   /** The account owning the application: the task is listed in the account's Requests too. */
   ownerId?: string;
+  /**
+   * The W3C `traceparent` of the api's request span, with tracing on: the worker's spans continue that trace
+   * (docs/operations.md, "Tracing").
+   */
+  traceparent?: string;
 }
 
 export interface EmbeddingsJob extends TaskEnvelope {
@@ -159,6 +164,8 @@ export interface WebhookJob {
   budget?: BudgetCrossing;
   /** Sent again from the console: delivered even if the callback was disabled by a 410. */
   redelivery?: boolean;
+  /** The `traceparent` of the task's span, with tracing on: the delivery is a span of the task's trace. */
+  traceparent?: string;
 }
 
 export interface MaintenanceJob {

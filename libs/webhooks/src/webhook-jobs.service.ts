@@ -25,9 +25,16 @@ export class WebhookJobs {
     this.attempts = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length;
   }
 
-  /** The event of a finished task, with the full retry schedule; one job per task, however often it ran. */
-  async enqueue(appId: string, taskId: string, event: WebhookEventType): Promise<void> {
-    await this.queue.add(event, { appId, taskId, event }, this.options(`webhook-${taskId}`, this.attempts));
+  /**
+   * The event of a finished task, with the full retry schedule; one job per task, however often it ran. A traced
+   * task's `traceparent` makes its delivery a span of the same trace.
+   */
+  async enqueue(appId: string, taskId: string, event: WebhookEventType, traceparent?: string): Promise<void> {
+    await this.queue.add(
+      event,
+      { appId, taskId, event, ...(traceparent ? { traceparent } : {}) },
+      this.options(`webhook-${taskId}`, this.attempts),
+    );
   }
 
   /** A budget reaching 80 % or 100 % in its period; one job per budget, period and threshold. */

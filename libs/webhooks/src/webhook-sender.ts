@@ -46,7 +46,12 @@ export class WebhookSender {
     this.agent = createGuardedAgent(policy, resolve);
   }
 
-  async send(url: string, message: WebhookMessage): Promise<DeliveryResult> {
+  /** `extraHeaders`: the `traceparent` of a traced delivery. */
+  async send(
+    url: string,
+    message: WebhookMessage,
+    extraHeaders: Readonly<Record<string, string>> = {},
+  ): Promise<DeliveryResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let target: URL;
@@ -64,6 +69,7 @@ export class WebhookSender {
         dispatcher: this.agent,
         signal,
         headers: {
+          ...extraHeaders,
           'content-type': 'application/json',
           'user-agent': 'model-gateway-webhooks',
           'webhook-id': message.id,

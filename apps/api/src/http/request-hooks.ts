@@ -63,6 +63,7 @@ export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsSe
       {
         reqId: request.id,
         taskId: request.taskId,
+        traceId: request.trace?.traceId,
         method: request.method,
         url: loggableUrl(request.url),
         status: reply.statusCode,

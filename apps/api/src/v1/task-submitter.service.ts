@@ -209,6 +209,7 @@ export class TaskSubmitter {
       ...(admission.leaseId || admission.reservedTokens || admission.budget ? { admission } : {}),
       ...(submission.principal.webhooks ? { notify: true } : {}),
       ...(submission.principal.bodies ? { bodies: submission.principal.bodies } : {}),
+      ...(submission.http.request.trace?.traceparent ? { traceparent: submission.http.request.trace.traceparent } : {}),
     };
     return { ...request, ...envelope } as PayloadOf<E['queue']>;
   }

@@ -1,4 +1,4 @@
-import { AppConfig, LOGGER } from '@gateway/common';
+import { AppConfig, LOGGER, Tracing } from '@gateway/common';
 import {
   ApplicationRecord,
   ApplicationsRepository,
@@ -8,7 +8,7 @@ import {
   WebhookDeliveryAttempt,
 } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { outboundPolicy } from '@gateway/outbound';
+import { inClientSpan, outboundPolicy } from '@gateway/outbound';
 import { QueueName, WebhookJob } from '@gateway/queue';
 import { SecretBox } from '@gateway/tenancy';
 import {
@@ -21,9 +21,12 @@ import {
   WEBHOOK_BACKOFF,
   WebhookSender,
   webhookIdOf,
+  WebhookMessage,
+  DeliveryResult,
   WebhookEventType,
 } from '@gateway/webhooks';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import { Job, WorkerOptions } from 'bullmq';
 import { Logger } from 'pino';
 import { QueueProcessor } from './queue-processor';
@@ -51,6 +54,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly tracing: Tracing,
   ) {
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.schedule = schedule;
@@ -106,7 +110,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
           ),
     );
     const message = signWebhookMessage(this.box.open(target.app.secretKeyEnc), base.webhookId, body);
-    const result = await this.sender.send(target.callbackUrl, message);
+    const result = await this.send(target.callbackUrl, message, job.data.traceparent);
     this.metrics.webhookDeliveries.inc({ outcome: result.outcome });
     const made: WebhookDeliveryAttempt = {
       ...base,
@@ -122,6 +126,24 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
       made.nextAttemptAt = new Date(Date.now() + retryDelayMs(this.schedule, attempt));
     if (result.outcome !== 'retry') await job.updateProgress({ settled: made } satisfies SettledProgress);
     await this.conclude(made);
+  }
+
+  /**
+   * One attempt; for a traced task, a client span of the task's trace, its `traceparent` sent to the receiver (and
+   * the attempt's log lines naming the trace).
+   */
+  private send(url: string, message: WebhookMessage, traceparent: string | undefined): Promise<DeliveryResult> {
+    if (!traceparent || !this.tracing.enabled) return this.sender.send(url, message);
+    return context.with(this.tracing.continue(traceparent), () =>
+      inClientSpan(
+        { method: 'POST', url, peer: 'webhook' },
+        (traceHeaders) => this.sender.send(url, message, traceHeaders),
+        (result) => ({
+          status: result.httpStatus,
+          error: result.outcome === 'delivered' ? undefined : (result.error ?? result.outcome),
+        }),
+      ),
+    );
   }
 
   /** Records the attempt, then acts on its outcome; a failed write is thrown, so the job runs again. */

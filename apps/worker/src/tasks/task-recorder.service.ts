@@ -1,9 +1,11 @@
-import { LOGGER } from '@gateway/common';
+import { LOGGER, Tracing } from '@gateway/common';
 import { readFiledRecord, TasksRepository } from '@gateway/db';
 import { PendingRecord, PendingRecords } from '@gateway/queue';
 import { WebhookJobs } from '@gateway/webhooks';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { Logger } from 'pino';
+import { recordBatchSpan } from './task-spans';
 import { WindowedBatches } from './windowed-batches';
 
 /**
@@ -45,21 +47,33 @@ export class TaskRecorder implements BeforeApplicationShutdown {
     private readonly pending: PendingRecords,
     private readonly webhookJobs: WebhookJobs,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly tracing: Tracing,
   ) {}
 
   /** Writes pending records; rejects if any step fails, leaving them all pending. */
   async write(entries: PendingRecord[]): Promise<void> {
     if (entries.length === 0) return;
     const filed = entries.map((entry) => ({ ...readFiledRecord(entry.record), entry }));
-    await this.tasks.recordEach(
-      filed.map(({ record, conversation, entry }) =>
-        entry.outcome?.ok ? { ...record, result: entry.outcome.body, conversation } : record,
-      ),
+    const span = recordBatchSpan(
+      this.tracing,
+      filed.map(({ traceparent }) => traceparent),
     );
-    for (const { record, notify, entry } of filed) {
+    try {
+      await this.tasks.recordEach(
+        filed.map(({ record, conversation, entry }) =>
+          entry.outcome?.ok ? { ...record, result: entry.outcome.body, conversation } : record,
+        ),
+      );
+    } catch (error) {
+      span?.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span?.end();
+    }
+    for (const { record, notify, entry, traceparent } of filed) {
       if (!notify) continue;
       const event = record.status === 'succeeded' ? 'task.succeeded' : 'task.failed';
-      await this.webhookJobs.enqueue(record.appId, entry.taskId, event);
+      await this.webhookJobs.enqueue(record.appId, entry.taskId, event, traceparent);
     }
     await this.pending.settleEach(entries.map(({ taskId }) => taskId));
   }

@@ -1,4 +1,4 @@
-import { GatewayError, LOGGER, SerializedError } from '@gateway/common';
+import { GatewayError, LOGGER, SerializedError, Tracing } from '@gateway/common';
 import { MeteredRoute, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { fileRecord, RecordFields, taskBase } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
@@ -20,6 +20,7 @@ import { Counter } from 'prom-client';
 import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
 import { TaskRecorder } from './task-recorder.service';
 import { ExecutedTask, TaskService } from './task-service';
+import { inStage, TaskSpans } from './task-spans';
 import { meteredRoutes, withoutReports } from './upstream-metering';
 
 /** The record backlog leaves a delivered task to its own worker this long before writing the record itself. */
@@ -43,6 +44,7 @@ export class TaskRunner {
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly bodies: TaskBodyKeeper,
+    private readonly tracing: Tracing,
   ) {}
 
   /** Runs a job with its queue's task service, which frees what the job kept for reruns once it is final. */
@@ -52,8 +54,9 @@ export class TaskRunner {
     service: TaskService<Q>,
   ): Promise<TaskJobResult> {
     let final = true;
+    const spans = TaskSpans.begin(this.tracing, queue, job, Date.now());
     try {
-      return await this.run(queue, job, service);
+      return await (spans ? spans.run(() => this.run(queue, job, service, spans)) : this.run(queue, job, service));
     } catch (error) {
       // A retryable failure runs again and needs what the job kept; a final one (UnrecoverableError, last attempt) does not.
       final = error instanceof UnrecoverableError || isLastAttempt(job);
@@ -67,6 +70,7 @@ export class TaskRunner {
     queue: Q,
     job: Job<PayloadOf<Q>>,
     service: TaskService<Q>,
+    spans?: TaskSpans,
   ): Promise<TaskJobResult> {
     const data = job.data;
     const jobKey = `${job.queueQualifiedName}:${job.id}`;
@@ -78,7 +82,7 @@ export class TaskRunner {
     let settled: { executed: ExecutedTask; failure?: undefined } | { executed?: undefined; failure: SerializedError };
     const upstreamCalls: UpstreamAttempt[] = [];
     try {
-      settled = { executed: await service.execute(data, upstreamCalls) };
+      settled = { executed: await inStage(spans, 'task.execute', () => service.execute(data, upstreamCalls)) };
     } catch (error) {
       if (!(error instanceof GatewayError) && !isLastAttempt(job)) {
         this.logger.warn(
@@ -123,35 +127,35 @@ export class TaskRunner {
       upstream: upstreamCalls.length > 0 ? withoutReports(upstreamCalls) : undefined,
       metered: metered.length > 0 ? metered : undefined,
     };
-    const filed = fileRecord(record, data.notify === true, executed?.conversation);
+    const filed = fileRecord(record, data.notify === true, executed?.conversation, spans?.traceparent);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
-    const budgetCrossings = await this.limits.settle(
-      data.appId,
-      data.admission,
-      executed?.usage.total_tokens ?? 0,
-      costNanos,
+    const budgetCrossings = await inStage(spans, 'task.settle_limits', () =>
+      this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0, costNanos),
     );
-    const delivered = await this.delivery.deliver({
-      taskId: data.taskId,
-      jobKey,
-      outcome,
-      replyTo: data.replyTo,
-      record: filed,
-      recordDueAt: finishedAt + RECORD_GRACE_MS,
-      usage: usageFields(
-        { appId: data.appId, model: data.resolvedModel, day: record.day },
-        {
-          calls: 1,
-          errors: executed ? 0 : 1,
-          promptTokens: executed?.usage.prompt_tokens ?? 0,
-          completionTokens: executed?.usage.completion_tokens ?? 0,
-          images: executed?.usage.images ?? 0,
-          costNanos,
-        },
-        // From admission (the job's creation) to the answer: what a caller waits, less the api's own handling.
-        finishedAt - job.timestamp,
-      ),
-    });
+    // The outcome stored in Redis and published to the waiting api instance.
+    const delivered = await inStage(spans, 'task.deliver_outcome', () =>
+      this.delivery.deliver({
+        taskId: data.taskId,
+        jobKey,
+        outcome,
+        replyTo: data.replyTo,
+        record: filed,
+        recordDueAt: finishedAt + RECORD_GRACE_MS,
+        usage: usageFields(
+          { appId: data.appId, model: data.resolvedModel, day: record.day },
+          {
+            calls: 1,
+            errors: executed ? 0 : 1,
+            promptTokens: executed?.usage.prompt_tokens ?? 0,
+            completionTokens: executed?.usage.completion_tokens ?? 0,
+            images: executed?.usage.images ?? 0,
+            costNanos,
+          },
+          // From admission (the job's creation) to the answer: what a caller waits, less the api's own handling.
+          finishedAt - job.timestamp,
+        ),
+      }),
+    );
     if (!delivered) return this.finishDelivered(data.taskId);
     this.recorder.writeSoon({ taskId: data.taskId, record: filed, outcome });
     if (data.bodies) this.bodies.keepSoon(data, outcome, finishedAt);

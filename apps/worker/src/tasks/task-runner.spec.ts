@@ -1,4 +1,4 @@
-import { GatewayError } from '@gateway/common';
+import { GatewayError, Tracing } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
 import { EmbeddingsJob, FinishedTask, OutcomeDelivery, PendingRecord, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
@@ -95,6 +95,7 @@ describe('TaskRunner', () => {
       new MetricsService(),
       pino({ level: 'silent' }),
       { keepSoon: () => undefined } as unknown as TaskBodyKeeper,
+      Tracing.off(),
     );
 
   beforeEach(() => {

@@ -283,6 +283,23 @@ export class Env {
   @Min(60)
   IMAGE_INPUT_TTL = 24 * 3600;
 
+  /**
+   * OpenTelemetry: the OTLP/HTTP collector's base URL (spans go to its `/v1/traces`, as JSON). Unset, nothing is
+   * traced and no tracing SDK is set up (docs/operations.md, "Tracing").
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @Matches(/^https?:\/\/[^?#]+$/, {
+    message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL such as http://collector:4318',
+  })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** The `service.name` of the spans; default `model-gateway-api` and `model-gateway-worker`. */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @IsString()
+  OTEL_SERVICE_NAME?: string;
+
   /** Origin put in front of signed file URLs (e.g. https://gateway.example.com); default: the origin the caller used. */
   @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
   @IsOptional()

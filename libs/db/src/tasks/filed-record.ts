@@ -10,13 +10,20 @@ export interface FiledRecord {
   notify: boolean;
   /** A stored response's conversation, recorded beside its body (TaskResult.conversation). */
   conversation?: string;
+  /** The task's span, with tracing on: its webhook delivery continues the trace. */
+  traceparent?: string;
 }
 
 const DATE_FIELDS = ['createdAt', 'startedAt', 'finishedAt'] as const;
 
 /** The JSON a task's delivery files for its record (OutcomeDelivery, PendingRecords). */
-export function fileRecord(record: RecordFields, notify: boolean, conversation?: string): string {
-  return JSON.stringify({ record, notify, ...(conversation ? { conversation } : {}) } satisfies FiledRecord);
+export function fileRecord(record: RecordFields, notify: boolean, conversation?: string, traceparent?: string): string {
+  return JSON.stringify({
+    record,
+    notify,
+    ...(conversation ? { conversation } : {}),
+    ...(traceparent ? { traceparent } : {}),
+  } satisfies FiledRecord);
 }
 
 /** A filed record read back, its dates revived. */
