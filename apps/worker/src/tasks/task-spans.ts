@@ -1,6 +1,6 @@
 import { contextOf, traceparentOf, Tracing } from '@gateway/common';
 import { TaskEnvelope } from '@gateway/queue';
-import { Context, context, Link, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Context, context, Link, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Job } from 'bullmq';
 
 /**
@@ -73,6 +73,12 @@ export class TaskSpans {
 /** Runs a stage in its span when the task is traced, and as it is otherwise. */
 export function inStage<T>(spans: TaskSpans | undefined, name: string, work: () => Promise<T>): Promise<T> {
   return spans ? spans.stage(name, work) : work();
+}
+
+/** Runs work that serves many tasks (a batch's timer) in no task's context, when this one is traced. */
+export function outsideTrace(spans: TaskSpans | undefined, work: () => void): void {
+  if (spans) context.with(ROOT_CONTEXT, work);
+  else work();
 }
 
 /**
