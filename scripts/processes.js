@@ -20,7 +20,11 @@ const ENTRY_POINTS = Object.freeze(
   ),
 );
 
-module.exports = { ENTRY_POINTS, DEFAULT_PORTS, SHUTDOWN_DEFAULTS };
+/** A Redis the gateway is pointed at (one server, Sentinel or Cluster): `npm start` then embeds none. */
+const EXTERNAL_REDIS_SETTINGS = Object.freeze(['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES']);
+const usesExternalRedis = (env) => EXTERNAL_REDIS_SETTINGS.some((name) => Boolean(env[name]));
+
+module.exports = { ENTRY_POINTS, DEFAULT_PORTS, SHUTDOWN_DEFAULTS, usesExternalRedis };
 
 if (require.main === module) {
   const [app] = process.argv.splice(2, 1);

@@ -1,14 +1,15 @@
 'use strict';
 // `npm start`: installs what is missing, starts the embedded Redis and database (FerretDB over PostgreSQL) under .data/
-// when REDIS_URL / MONGODB_URI are not set, then the api (API_PORT) and one worker (`--workers N`: N of them). Each
-// process it started is restarted when it crashes (scripts/supervisor.js). Ctrl-C stops everything it started.
+// when no Redis (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES) or MONGODB_URI is set, then the api (API_PORT) and
+// one worker (`--workers N`: N of them). Each process it started is restarted when it crashes (scripts/supervisor.js).
+// Ctrl-C stops everything it started.
 //
 // EMBEDDED_DATA_DIR and EMBEDDED_{REDIS,MONGODB,POSTGRES}_PORT move the embedded servers' data and ports (a second
 // stack on one machine, the supervision test).
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const services = require('./services');
-const { DEFAULT_PORTS, ENTRY_POINTS, SHUTDOWN_DEFAULTS } = require('./processes');
+const { DEFAULT_PORTS, ENTRY_POINTS, SHUTDOWN_DEFAULTS, usesExternalRedis } = require('./processes');
 const { ensureModels } = require('./models');
 const { supervise, workerPorts, parseWorkerCount } = require('./supervisor');
 
@@ -30,9 +31,12 @@ async function startSupervised(name, start, stopChild = (child) => services.stop
   return supervised;
 }
 
-/** The embedded Redis (AOF on) unless REDIS_URL is set or one already answers on its port; null when not ours. */
+/**
+ * The embedded Redis (AOF on) unless REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES is set or one already answers
+ * on its port; null when not ours.
+ */
 async function startEmbeddedRedis(env) {
-  if (process.env.REDIS_URL) return null;
+  if (usesExternalRedis(process.env)) return null;
   env.REDIS_URL = `redis://127.0.0.1:${EMBEDDED_REDIS_PORT}`;
   if (await services.redisAnswers(EMBEDDED_REDIS_PORT)) {
     services.log(`reusing the Redis already on port ${EMBEDDED_REDIS_PORT}`);

@@ -2,9 +2,11 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { ENTRY_POINTS } from '../../scripts/processes';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { postJson, ROOT, waitUntil } from '../helpers/gateway';
+import { startRedisSentinel, type RedisTopologyUnderTest } from '../helpers/redis-topologies';
 
 // scripts/services.js is the same helper `npm test` uses to start the shared servers.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -60,7 +62,12 @@ class StartedStack {
   }
 }
 
-async function startStack(upstreamUrl: string, args: string[] = []): Promise<StartedStack> {
+/** `redis`: settings of a Redis of the test's own (Sentinel, Cluster); without it, `npm start` embeds one. */
+async function startStack(
+  upstreamUrl: string,
+  args: string[] = [],
+  redis?: Record<string, string>,
+): Promise<StartedStack> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-supervised-'));
   // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
   chmodSync(dir, 0o711);
@@ -86,6 +93,7 @@ async function startStack(upstreamUrl: string, args: string[] = []): Promise<Sta
   // The embedded Redis and database are the point: none from the shared test servers.
   delete env.REDIS_URL;
   delete env.MONGODB_URI;
+  Object.assign(env, redis);
   const stack = new StartedStack(dir, ports, env, args);
   try {
     await waitUntil(
@@ -97,7 +105,7 @@ async function startStack(upstreamUrl: string, args: string[] = []): Promise<Sta
     const created = spawnSync(process.execPath, [ENTRY_POINTS.cli, 'apps:create', '--name', 'supervised', '--json'], {
       env: {
         ...env,
-        REDIS_URL: `redis://127.0.0.1:${env.EMBEDDED_REDIS_PORT}`,
+        REDIS_URL: redis?.REDIS_URL ?? `redis://127.0.0.1:${env.EMBEDDED_REDIS_PORT}`,
         MONGODB_URI: `mongodb://127.0.0.1:${env.EMBEDDED_MONGODB_PORT}/gateway`,
       },
       encoding: 'utf8',
@@ -270,6 +278,35 @@ describe('npm start supervises the processes it starts', () => {
       expect(pids.filter(alive)).toEqual([]);
       expect(s.log.slice(logged)).not.toContain('restarting it in');
     }, 60_000);
+  });
+
+  describe('with Redis Sentinel settings and no REDIS_URL', () => {
+    let sentinel: RedisTopologyUnderTest | undefined;
+    let stack: StartedStack | undefined;
+
+    beforeAll(async () => {
+      sentinel = await startRedisSentinel();
+      const { REDIS_URL: closedPort, ...sentinelOnly } = sentinel.env;
+      void closedPort;
+      stack = await startStack(upstream.baseUrl, [], sentinelOnly);
+    }, 120_000);
+    afterAll(async () => {
+      await stopStack(stack);
+      await sentinel?.stop();
+    }, 60_000);
+
+    it('starts no Redis of its own, and serves through the master the sentinel names', async () => {
+      const s = stack!;
+      expect(s.pids().redis).toEqual([]);
+      expect(s.log).not.toContain('redis-server');
+      expect((await embed(s, 'through the sentinel')).status).toBe(200);
+      const master = new Redis(sentinel!.ports[0], '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        expect((await master.keys('*:embeddings:*')).length).toBeGreaterThan(0);
+      } finally {
+        master.disconnect();
+      }
+    });
   });
 
   describe('with --workers 2', () => {
