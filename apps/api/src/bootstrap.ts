@@ -19,7 +19,7 @@ import { createValidationPipe } from './http/validation';
 
 /** Builds the api on Fastify; the caller decides where it listens. */
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const logger = createLogger(config.LOG_LEVEL, 'api', config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined);
   for (const warning of config.startupWarnings) logger.warn(warning);
   const adapter = new FastifyAdapter({
     logger: false,

@@ -6,7 +6,7 @@ import { WorkerModule } from './worker.module';
 
 /** Builds the worker: BullMQ processors; main.ts starts its operations listener (/health, /metrics) on WORKER_PORT. */
 export async function createWorkerApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const logger = createLogger(config.LOG_LEVEL, 'worker');
+  const logger = createLogger(config.LOG_LEVEL, 'worker', config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined);
   for (const warning of config.startupWarnings) logger.warn(warning);
   const app = await NestFactory.create<NestFastifyApplication>(
     WorkerModule.forRoot(config, logger),

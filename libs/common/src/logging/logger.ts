@@ -1,5 +1,5 @@
 import { LoggerService } from '@nestjs/common';
-import pino, { DestinationStream, Logger } from 'pino';
+import pino, { Logger } from 'pino';
 import { activeTraceFields } from '../tracing/trace-context';
 
 /** Paths that must never reach a log line. */
@@ -19,30 +19,22 @@ const REDACTED_PATHS = [
 const LOG_BUFFER_BYTES = 8192;
 const LOG_FLUSH_INTERVAL_MS = 500;
 
-export function createLogger(
-  level: string,
-  service: string,
-  destination: DestinationStream = stdoutBuffered(),
-): Logger {
+/** `traced`: tracing is on, so a line written inside a traced task names its trace (`traceId`). */
+export function createLogger(level: string, service: string, traced = false): Logger {
+  // Buffered: a write(2) per line was ~6% of the api's CPU under load. Lines wait at most LOG_FLUSH_INTERVAL_MS,
+  // and pino flushes what is left when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
   return pino(
     {
       level,
       base: { service, pid: process.pid },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      // A line written while a traced task runs names its trace; untraced work adds nothing.
-      mixin: activeTraceFields,
+      ...(traced ? { mixin: activeTraceFields } : {}),
     },
     destination,
   );
-}
-
-function stdoutBuffered(): DestinationStream {
-  // Buffered: a write(2) per line was ~6% of the api's CPU under load. Lines wait at most LOG_FLUSH_INTERVAL_MS,
-  // and pino flushes what is left when the process exits.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
-  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
-  return destination;
 }
 
 /** Routes Nest's own logging into the same JSON stream. */
