@@ -1,5 +1,5 @@
 'use strict';
-// What the Helm chart suite (test/unit/helm-chart.spec.ts) needs, each made once and cached under
+// What the Helm chart suite (test/e2e/helm-chart.e2e-spec.ts) needs, each made once and cached under
 // ~/.cache/model-gateway, like FerretDB: helm built from the Go module proxy; kubernetes-validate (PyPI, pinned in
 // scripts/helm/requirements.txt) in a venv, for the core kinds; and the CRDs of KEDA and prometheus-operator, taken
 // from their Go modules, for the chart's ScaledObjects, TriggerAuthentication, ServiceMonitor and PrometheusRule.

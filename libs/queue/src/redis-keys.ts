@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * Every Redis key and pub/sub channel the gateway uses (docs/contracts.md#redis-keys), each under REDIS_PREFIX so
- * several deployments can share one Redis (`{REDIS_PREFIX}` on a Redis Cluster: AppConfig.redisKeyPrefix). A key string is the address of data a running Redis already holds:
- * changing one strands that data, so redis-keys.spec.ts pins each of them.
+ * several deployments can share one Redis (`{REDIS_PREFIX}` on a Redis Cluster: AppConfig.redisKeyPrefix). A key
+ * string is the address of data a running Redis already holds: changing one strands that data, so
+ * redis-keys.spec.ts pins each of them.
  */
 export class RedisKeys {
   constructor(private readonly prefix: string) {}
