@@ -25,7 +25,8 @@ function run(command, args, options = {}) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
 }
 
-function aptInstall(packages) {
+/** `recommends: false` leaves out what a package only recommends (prometheus: a node exporter daemon). */
+function aptInstall(packages, { recommends = true } = {}) {
   if (!which('apt-get'))
     throw new Error(`cannot install ${packages.join(', ')}: no apt-get on this machine; install them and retry`);
   const sudo = process.getuid && process.getuid() === 0 ? [] : ['sudo'];
@@ -34,7 +35,15 @@ function aptInstall(packages) {
   run(sudo[0] || 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'update', '-qq'], { env });
   run(
     sudo[0] || 'apt-get',
-    [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '-qq', ...packages],
+    [
+      ...sudo.slice(1),
+      ...(sudo.length ? ['apt-get'] : []),
+      'install',
+      '-y',
+      '-qq',
+      ...(recommends ? [] : ['--no-install-recommends']),
+      ...packages,
+    ],
     { env },
   );
 }
@@ -51,7 +60,7 @@ function ensureRedis() {
  * gateway). Returns both commands.
  */
 function ensurePrometheus() {
-  if (!which('promtool') || !which('prometheus')) aptInstall(['prometheus']);
+  if (!which('promtool') || !which('prometheus')) aptInstall(['prometheus'], { recommends: false });
   return {
     prometheus: which('prometheus') || '/usr/bin/prometheus',
     promtool: which('promtool') || '/usr/bin/promtool',
