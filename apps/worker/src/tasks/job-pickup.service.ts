@@ -2,7 +2,7 @@ import { AppConfig, LOGGER } from '@gateway/common';
 import { bullConnection, closeBullConnection, TaskQueueName } from '@gateway/queue';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Worker } from 'bullmq';
+import { Job, Worker, WorkerOptions } from 'bullmq';
 import { Logger } from 'pino';
 import { QUEUE_PROCESSORS, QueueProcessor } from '../processors/queue-processor';
 import { PromptWorker } from './prompt-worker';
@@ -44,6 +44,11 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
     );
   }
 
+  /** The BullMQ workers fetching for this process, one per served queue (which kind: WORKER_FETCH). */
+  running(): readonly Worker[] {
+    return this.workers;
+  }
+
   async onModuleDestroy(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
     await Promise.all(this.connections.map((connection) => closeBullConnection(connection)));
@@ -62,7 +67,7 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
   private startWorker(processor: QueueProcessor): Worker {
     const connection = bullConnection(this.config, 'worker');
     this.connections.push(connection);
-    const worker = new PromptWorker(processor.queue, (job) => processor.process(job as never), {
+    const options: WorkerOptions = {
       autorun: false,
       connection,
       prefix: this.config.redisKeyPrefix,
@@ -71,7 +76,13 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
       stalledInterval: this.config.JOB_LOCK_MS,
       maxStalledCount: 2,
       ...(processor.settings ? { settings: processor.settings } : {}),
-    });
+    };
+    const handle = (job: Job) => processor.process(job as never);
+    // WORKER_FETCH=bullmq: BullMQ's own Worker, should an upgrade break what PromptWorker relies on.
+    const worker =
+      this.config.WORKER_FETCH === 'bullmq'
+        ? new Worker(processor.queue, handle, options)
+        : new PromptWorker(processor.queue, handle, options);
     worker.on('error', (error) => this.logger.error({ queue: processor.queue, err: error.message }, 'worker error'));
     worker.on('stalled', (jobId) =>
       this.logger.warn({ queue: processor.queue, taskId: jobId }, 'job stalled; it will run again'),

@@ -31,6 +31,17 @@ interface WorkerInternals<D, R> {
   };
 }
 
+/**
+ * The one BullMQ version PromptWorker was checked against (package.json pins it; bullmq-version.spec.ts fails on any
+ * other). Before moving it, re-check against the new version's source what this class relies on: the private
+ * members of WorkerInternals (drained, blockUntil, limitUntil, waiting, _getNextJob, waitForJob, isRateLimited,
+ * updateDelays, scripts.moveToActive), what run() copies from Worker.run (the stalled-check timer, the lock manager,
+ * processJob and its fetch-next on completion, close() waiting for the loop), and the moveToActive script's module
+ * and keys (bullmq/dist/cjs/scripts/moveToActive-11, libs/queue/src/move-to-active-on-wake.ts). Then run the suite:
+ * it runs the core flows with both fetchers (test/e2e/worker-fetch.e2e-spec.ts). WORKER_FETCH=bullmq is the way back.
+ */
+export const BULLMQ_VERSION_CHECKED = '5.81.5';
+
 /** After a failed fetch (Redis away and the command refused), the loop asks again this much later. */
 const FETCH_RETRY_MS = 1_000;
 /**

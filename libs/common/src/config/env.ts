@@ -150,6 +150,14 @@ export class Env {
   })
   WORKER_QUEUES = 'all';
 
+  /**
+   * How a worker fetches jobs: `prompt` (PromptWorker, apps/worker/src/tasks/prompt-worker.ts: a job starts as soon as
+   * it is fetched, through BullMQ internals pinned to one version) or `bullmq` (BullMQ's own Worker, unchanged): the
+   * way back if an upgrade breaks what PromptWorker relies on.
+   */
+  @IsIn(['prompt', 'bullmq'])
+  WORKER_FETCH: 'prompt' | 'bullmq' = 'prompt';
+
   /** Jobs one worker process runs at once per queue (upstream calls are I/O bound). */
   @Type(() => Number)
   @IsInt()
