@@ -28,3 +28,4 @@ export * from './audit/audit-record.schema';
 export * from './audit/audit-log.repository';
 export * from './deployment-secrets/deployment-secret.schema';
 export * from './deployment-secrets/deployment-secrets.repository';
+export { isDuplicateKey } from './internal/duplicate-key';

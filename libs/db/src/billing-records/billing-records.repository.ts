@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
 import { reviveDates } from '../internal/revive-dates';
 import { BillingRecord } from './billing-record.schema';
 
 /** What the worker bills; the repository files it in the application's billing feed. */
 export type NewBillingRecord = Omit<BillingRecord, '_id'>;
-
-const DUPLICATE_KEY = 11000;
 
 @Injectable()
 export class BillingRecordsRepository {
@@ -44,7 +43,7 @@ export class BillingRecordsRepository {
       };
       const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
       // The driver's WriteError carries `code`; mongoose's insertMany wraps it as { err, index }.
-      if (errors.length === 0 || errors.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw error;
+      if (errors.length === 0 || errors.some((e) => !isDuplicateKey(e))) throw error;
       return result?.insertedCount ?? insertedDocs?.length ?? billed.length - errors.length;
     }
   }

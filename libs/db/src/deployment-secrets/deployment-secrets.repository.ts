@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { DeploymentSecret } from './deployment-secret.schema';
-
-const DUPLICATE_KEY = 11000;
 
 @Injectable()
 export class DeploymentSecretsRepository {
@@ -15,7 +14,7 @@ export class DeploymentSecretsRepository {
       await this.model.create({ _id: id, sealed, updatedAt: new Date() });
       return sealed;
     } catch (error) {
-      if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
     }
     const stored = await this.model.findById(id).lean<DeploymentSecret>().exec();
     if (!stored) throw new Error(`deployment secret ${id} vanished while it was read`);

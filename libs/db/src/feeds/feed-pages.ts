@@ -3,6 +3,7 @@ import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { GroupCommitInserter } from '../internal/group-commit';
 import { FeedDirectory } from './feed-directory.schema';
 import { FeedRow } from './feed-row.schema';
@@ -75,7 +76,6 @@ export const FEED_PAGE_SIZE = 25;
  * counters Redis lost, are planned from the directory.
  */
 const COUNTER_TTL_SECONDS = 35 * 86_400;
-const DUPLICATE_KEY = 11000;
 
 /**
  * Newest-first listings that cost the same at any size. The embedded database (FerretDB) serves equality filters by
@@ -277,7 +277,7 @@ export class FeedPages {
       await this.directory.updateOne(filter, update, { upsert: true }).exec();
     } catch (error) {
       // Two writers created the day's document at once: the other insert won, so update it.
-      if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
       await this.directory.updateOne(filter, update).exec();
     }
   }

@@ -1,4 +1,5 @@
 import type { Collection, Document, MongoBulkWriteError } from 'mongodb';
+import { isDuplicateKey } from './duplicate-key';
 
 interface Pending<T> {
   doc: T;
@@ -6,8 +7,6 @@ interface Pending<T> {
   resolve(inserted: boolean): void;
   reject(error: unknown): void;
 }
-
-const DUPLICATE_KEY = 11000;
 
 /**
  * Inserts documents with group commit: the inserts of one turn of the event loop go together, and an insert
@@ -63,7 +62,7 @@ function settleBulkError<T>(batch: Pending<T>[], error: unknown): void {
   for (const e of writeErrors) failed.set(e.index, e);
   batch.forEach((p, index) => {
     const writeError = failed.get(index);
-    if (!writeError || writeError.code === DUPLICATE_KEY) p.resolve(!writeError);
+    if (!writeError || isDuplicateKey(writeError)) p.resolve(!writeError);
     else p.reject(new Error(writeError.errmsg ?? 'insert failed'));
   });
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { SweepStateRepository } from '../sweeps/sweep-state.repository';
 import { TaskBody, utcHour } from './task-body.schema';
 
-const DUPLICATE_KEY = 11000;
 const HOUR_MS = 3_600_000;
 /** Bodies deleted per statement, and at most per pass: a pass costs the same however much is kept. */
 const DELETE_BATCH = 100;
@@ -27,7 +27,7 @@ export class TaskBodiesRepository {
       type WriteError = { code?: number; err?: { code?: number } };
       const { writeErrors } = error as { writeErrors?: WriteError | WriteError[] };
       const errors = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-      if (errors.length === 0 || errors.some((e) => (e.code ?? e.err?.code) !== DUPLICATE_KEY)) throw error;
+      if (errors.length === 0 || errors.some((e) => !isDuplicateKey(e))) throw error;
     }
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { UsageCounters, UsageDaily, UsageDay, UsageIncrementOf, UsageKey } from './usage-daily.schema';
 
 /**
@@ -9,7 +10,6 @@ import { UsageCounters, UsageDaily, UsageDay, UsageIncrementOf, UsageKey } from 
  * pool has 50: a command updating 50 existing documents waits for a connection forever.
  */
 const UPDATES_PER_COMMAND = 16;
-const DUPLICATE_KEY = 11000;
 /** Roll-ups a fold updates at once. */
 const FOLDS_AT_ONCE = 4;
 
@@ -39,7 +39,7 @@ export class UsageDailyRepository {
       await this.model.collection
         .insertOne({ _id: rollupId(key), appMonth: appMonth(key), ...counters, latency, lastFold: batchId } as never)
         .catch((error: { code?: number }) => {
-          if (error.code !== DUPLICATE_KEY) throw error;
+          if (!isDuplicateKey(error)) throw error;
         });
     };
     await Promise.all(

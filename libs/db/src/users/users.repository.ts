@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../internal/duplicate-key';
 import { User, UserCeilings, UserRole } from './user.schema';
 
 export type UserRecord = User;
@@ -17,7 +18,7 @@ export class UsersRepository {
     try {
       return (await this.model.create({ ...user, createdAt: new Date() })).toObject();
     } catch (error) {
-      if ((error as { code?: number }).code === 11000) return null;
+      if (isDuplicateKey(error)) return null;
       throw error;
     }
   }

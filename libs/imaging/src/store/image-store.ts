@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { newId } from '@gateway/common';
-import { SweepStateRepository } from '@gateway/db';
+import { isDuplicateKey, SweepStateRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import { Connection, mongo } from 'mongoose';
@@ -27,7 +27,6 @@ export interface StoredImage {
 
 /** GridFS chunks of 1 MB: a 10 MB input is 10 chunk documents instead of 40 at the 255 KB default. */
 const CHUNK_BYTES = 1024 * 1024;
-const DUPLICATE_KEY = 11000;
 
 /** A sweep of expired files stops after this many in one pass and carries on at the next. */
 const SWEEP_BATCH = 500;
@@ -103,7 +102,7 @@ export class ImageStore {
     try {
       await upload(this.images, id, png, file);
     } catch (error) {
-      if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
       await deleteFile(this.images, id as never);
       await upload(this.images, id, png, file);
     }
