@@ -44,7 +44,6 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
   readonly queue = QueueName.Webhooks;
   readonly settings: WorkerOptions['settings'];
   private readonly sender: WebhookSender;
-  private readonly box: SecretBox;
   private readonly schedule: number[];
 
   constructor(
@@ -55,6 +54,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     private readonly metrics: MetricsService,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly tracing: Tracing,
+    private readonly box: SecretBox,
   ) {
     const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.schedule = schedule;
@@ -64,7 +64,6 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
         type === WEBHOOK_BACKOFF ? ((error as RetryLater)?.retryInMs ?? retryDelayMs(schedule, attemptsMade)) : 0,
     };
     this.sender = new WebhookSender(outboundPolicy(config), config.WEBHOOK_TIMEOUT_MS);
-    this.box = new SecretBox(config.masterKeys);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -55,7 +55,6 @@ export interface SignedCaller {
  */
 @Injectable()
 export class SignatureAuthService {
-  private readonly box: SecretBox;
   private readonly redis: Redis;
   private readonly keys: RedisKeys;
   private readonly signers: LRUCache<string, Signer>;
@@ -63,10 +62,10 @@ export class SignatureAuthService {
   constructor(
     config: AppConfig,
     redis: GatewayRedis,
+    private readonly box: SecretBox,
     private readonly applications: ApplicationsRepository,
     private readonly users: UsersRepository,
   ) {
-    this.box = new SecretBox(config.masterKeys);
     this.redis = redis.client;
     this.keys = new RedisKeys(config.redisKeyPrefix);
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {

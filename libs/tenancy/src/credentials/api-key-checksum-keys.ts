@@ -17,7 +17,6 @@ const RETRY_MS = 5_000;
  */
 @Injectable()
 export class ApiKeyChecksumKeys implements OnModuleInit, OnModuleDestroy {
-  private readonly box: SecretBox;
   /** Until the stored keys are read: those derived from the listed master keys, as before they were stored. */
   private keys: Buffer[];
   private loading?: Promise<void>;
@@ -25,10 +24,10 @@ export class ApiKeyChecksumKeys implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     config: AppConfig,
+    private readonly box: SecretBox,
     private readonly secrets: DeploymentSecretsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.box = new SecretBox(config.masterKeys);
     this.keys = apiKeyChecksumKeys(config);
   }
 

@@ -1,4 +1,4 @@
-import { AppConfig, newId, randomBase62 } from '@gateway/common';
+import { newId, randomBase62 } from '@gateway/common';
 import {
   ApiKeyRecord,
   ApiKeysRepository,
@@ -26,17 +26,13 @@ export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
 /** Creates applications and issues their credentials; plaintext keys leave this service once, never stored. */
 @Injectable()
 export class CredentialsService {
-  private readonly box: SecretBox;
-
   constructor(
-    config: AppConfig,
+    private readonly box: SecretBox,
     private readonly applications: ApplicationsRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly callbackUrls: CallbackUrls,
     private readonly checksumKeys: ApiKeyChecksumKeys,
-  ) {
-    this.box = new SecretBox(config.masterKeys);
-  }
+  ) {}
 
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
     await this.callbackUrls.check(input.callbackUrl);

@@ -1,4 +1,3 @@
-import { AppConfig } from '@gateway/common';
 import { ApplicationsRepository, DeploymentSecretsRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { SealedValueError, SecretBox } from './secret-box';
@@ -22,15 +21,11 @@ const BATCH = 100;
 /** Moves every stored Secret Key to the newest master key (`gw secrets:reencrypt`); running it again moves none. */
 @Injectable()
 export class SecretKeyResealer {
-  private readonly box: SecretBox;
-
   constructor(
-    config: AppConfig,
+    private readonly box: SecretBox,
     private readonly applications: ApplicationsRepository,
     private readonly deploymentSecrets: DeploymentSecretsRepository,
-  ) {
-    this.box = new SecretBox(config.masterKeys);
-  }
+  ) {}
 
   async reseal(): Promise<ResealReport> {
     const report: ResealReport = {
