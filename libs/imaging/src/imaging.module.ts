@@ -1,7 +1,6 @@
 import { AppConfig } from '@gateway/common';
 import { outboundPolicy, SafeFetcher } from '@gateway/outbound';
 import { Inject, Module, OnModuleDestroy } from '@nestjs/common';
-import { LocalEditEngine } from './engine';
 import { MAX_INPUT_BYTES } from './input';
 import { FileUrlSigner } from './store/file-url-signer';
 import { ImageStore } from './store/image-store';
@@ -23,9 +22,8 @@ const MAX_REDIRECTS = 3;
           maxRedirects: MAX_REDIRECTS,
         }),
     },
-    { provide: LocalEditEngine, useFactory: () => new LocalEditEngine() },
   ],
-  exports: [ImageStore, FileUrlSigner, SafeFetcher, LocalEditEngine],
+  exports: [ImageStore, FileUrlSigner, SafeFetcher],
 })
 export class ImagingModule implements OnModuleDestroy {
   constructor(@Inject(SafeFetcher) private readonly fetcher: SafeFetcher) {}

@@ -1,3 +1,4 @@
+import { LocalEditEngine } from '@gateway/imaging';
 import { Module } from '@nestjs/common';
 import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalModels } from './local/local-models.service';
@@ -6,7 +7,7 @@ import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible.
 import { ProviderRouter } from './provider-router.service';
 
 @Module({
-  providers: [LocalModels, LocalProvider, OpenAiCompatibleProvider, DashScopeProvider, ProviderRouter],
+  providers: [LocalEditEngine, LocalModels, LocalProvider, OpenAiCompatibleProvider, DashScopeProvider, ProviderRouter],
   exports: [ProviderRouter],
 })
 export class ProvidersModule {}

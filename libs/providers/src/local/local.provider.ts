@@ -36,13 +36,13 @@ const PROMPT_EXTEND_MAX_TOKENS = 96;
 @Injectable()
 export class LocalProvider implements ModelProvider {
   readonly name = 'local' as const;
-  private readonly editor = new LocalEditEngine();
   private readonly localChat: LocalChat;
 
   constructor(
     private readonly config: AppConfig,
     private readonly models: LocalModels,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly editor: LocalEditEngine,
   ) {
     this.localChat = new LocalChat(models);
   }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
+import { LocalEditEngine } from '@gateway/imaging';
 import type { ChatChoice, ChatFunctionTool, ChatRequestBody } from '@gateway/contracts';
 import pino from 'pino';
 import { ChatAnswer, ChatChunk, ProviderError } from '../../provider.types';
@@ -104,7 +105,7 @@ describe('the local engine’s Chat Completions (real model)', () => {
     const logger = pino({ level: 'silent' });
     models = new LocalModels(config, logger);
     await models.onModuleInit();
-    provider = new LocalProvider(config, models, logger);
+    provider = new LocalProvider(config, models, logger, new LocalEditEngine());
   }, 600_000);
 
   afterAll(async () => {
