@@ -1,4 +1,4 @@
-import { AppConfig, RedisNode } from '@gateway/common';
+import { AppConfig, RedisNode, redisUrlDb } from '@gateway/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 
 /**
@@ -57,10 +57,10 @@ function nodeOptions(config: AppConfig): RedisOptions {
       name: topology.masterName,
       sentinelPassword: topology.sentinelPassword,
       enableTLSForSentinelMode: tls !== undefined,
-      db: urlDb(url),
+      db: redisUrlDb(url),
     };
   }
-  return { ...credentials, host: url.hostname, port: Number(url.port || 6379), db: urlDb(url) };
+  return { ...credentials, host: url.hostname, port: Number(url.port || 6379), db: redisUrlDb(url) };
 }
 
 function createCluster(config: AppConfig, nodes: RedisNode[], options: RedisOptions, name: string): Cluster {
@@ -71,10 +71,6 @@ function createCluster(config: AppConfig, nodes: RedisNode[], options: RedisOpti
     enableOfflineQueue: options.enableOfflineQueue ?? true,
     lazyConnect: false,
   });
-}
-
-function urlDb(url: URL): number {
-  return url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
 }
 
 /**

@@ -64,10 +64,14 @@ function readNodes(setting: string, value: string): { nodes: RedisNode[]; proble
   return { nodes, problems };
 }
 
+/** The database a Redis URL names (`redis://host:6379/2` → 2), 0 when it names none. */
+export function redisUrlDb(url: URL): number {
+  return url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0;
+}
+
 function redisDb(url: string): number {
   try {
-    const path = new URL(url).pathname;
-    return path.length > 1 ? Number(path.slice(1)) : 0;
+    return redisUrlDb(new URL(url));
   } catch {
     return 0;
   }
