@@ -1,8 +1,6 @@
-import { activeTracer } from '@gateway/common';
-import { context, defaultTextMapSetter, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { activeTracer, traceHeadersOf } from '@gateway/common';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
-const propagator = new W3CTraceContextPropagator();
 /** What an untraced call adds to its request: nothing. */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -42,10 +40,9 @@ export async function inClientSpan<T>(
     },
     parent,
   );
-  const headers: Record<string, string> = {};
-  propagator.inject(trace.setSpan(parent, span), headers, defaultTextMapSetter);
+  const spanContext = trace.setSpan(parent, span);
   try {
-    const result = await context.with(trace.setSpan(parent, span), () => send(headers));
+    const result = await context.with(spanContext, () => send(traceHeadersOf(spanContext)));
     const ended = ending?.(result) ?? {};
     if (ended.status !== undefined) span.setAttribute('http.response.status_code', ended.status);
     if (ended.error !== undefined || (ended.status ?? 0) >= 400)

@@ -22,11 +22,16 @@ export function contextOf(traceparent: string | undefined): Context {
   return propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
 }
 
+/** The W3C headers (`traceparent`, and `tracestate` when there is one) that continue a context's span elsewhere. */
+export function traceHeadersOf(spanContext: Context): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagator.inject(spanContext, carrier, defaultTextMapSetter);
+  return carrier;
+}
+
 /** The `traceparent` naming a span, as carried on a job or sent in a request's headers. */
 export function traceparentOf(span: Span): string {
-  const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
-  return carrier.traceparent;
+  return traceHeadersOf(trace.setSpan(ROOT_CONTEXT, span)).traceparent;
 }
 
 /** The trace id of a caller's `traceparent` when it is valid, without any tracing: for the api's log line. */
