@@ -1,5 +1,6 @@
 export * from './config/env';
 export * from './config/app-config';
+export * from './config/webhook-schedule';
 export * from './config/config.module';
 export * from './config/sync-deadlines';
 export * from './config/redis-topology';

@@ -3,7 +3,6 @@ import { BudgetCrossing, QueueName, WebhookJob } from '@gateway/queue';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
-import { parseRetrySchedule } from './retry-schedule';
 import { budgetEventOf, budgetWebhookIdOf } from './budget-event';
 import type { WebhookEventType } from './webhook-event';
 
@@ -22,7 +21,7 @@ export class WebhookJobs {
     config: AppConfig,
     @InjectQueue(QueueName.Webhooks) private readonly queue: Queue<WebhookJob>,
   ) {
-    this.attempts = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE).length;
+    this.attempts = config.webhookSchedule.length;
   }
 
   /**

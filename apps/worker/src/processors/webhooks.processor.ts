@@ -15,7 +15,6 @@ import {
   budgetWebhookIdOf,
   buildBudgetEvent,
   buildWebhookEvent,
-  parseRetrySchedule,
   retryDelayMs,
   signWebhookMessage,
   WEBHOOK_BACKOFF,
@@ -56,7 +55,7 @@ export class WebhooksProcessor implements QueueProcessor<QueueName.Webhooks>, On
     private readonly tracing: Tracing,
     private readonly box: SecretBox,
   ) {
-    const schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
+    const schedule = config.webhookSchedule;
     this.schedule = schedule;
     // The wait the failed attempt recorded as its next try, so the console's time is the one BullMQ keeps.
     this.settings = {

@@ -57,4 +57,19 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ MASTER_KEY, API_PORT: 0, METRICS_PORT: 0 }).METRICS_PORT).toBe(0);
   });
+
+  it('checks WEBHOOK_RETRY_SCHEDULE with the parser the webhooks use, and keeps what it read', () => {
+    // Decimals are part of the grammar: start-up must not refuse what the webhook jobs would run.
+    expect(loadConfig({ MASTER_KEY, WEBHOOK_RETRY_SCHEDULE: '0, 1.5s, 2m' }).webhookSchedule).toEqual([
+      0, 1_500, 120_000,
+    ]);
+    expect(loadConfig({ MASTER_KEY }).webhookSchedule).toHaveLength(10);
+    // More than 20 attempts is refused at start-up, not when the first webhook job is built.
+    expect(() => loadConfig({ MASTER_KEY, WEBHOOK_RETRY_SCHEDULE: Array(21).fill('1s').join(',') })).toThrow(
+      /WEBHOOK_RETRY_SCHEDULE: webhook retry schedule has 21 entries; at most 20 are allowed/,
+    );
+    expect(() => loadConfig({ MASTER_KEY, WEBHOOK_RETRY_SCHEDULE: '0,5x' })).toThrow(
+      /WEBHOOK_RETRY_SCHEDULE: webhook retry schedule entry 2 "5x" is not a delay/,
+    );
+  });
 });

@@ -4,6 +4,7 @@ import { Env } from './env';
 import { readMasterKeys } from './master-keys';
 import { readRedisTopology, RedisTopology } from './redis-topology';
 import { readRenamedSettings } from './renamed-settings';
+import { readWebhookSchedule } from './webhook-schedule';
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -26,6 +27,8 @@ export class AppConfig extends Env {
   declare MASTER_KEY: string;
   /** One Redis server, a Sentinel-managed master or a Redis Cluster (readRedisTopology). */
   redisTopology: RedisTopology;
+  /** WEBHOOK_RETRY_SCHEDULE in milliseconds, one wait per webhook attempt (parseRetrySchedule). */
+  webhookSchedule: number[];
 
   /**
    * What every Redis key and BullMQ queue starts with: REDIS_PREFIX, or on a Redis Cluster the hash tag
@@ -52,20 +55,21 @@ export function loadConfig(overrides: EnvSource = {}): AppConfig {
   const masterKeys = readMasterKeys(config.MASTER_KEYS, config.MASTER_KEY);
   const listeners = listenerProblems(config);
   const redis = readRedisTopology(config);
-  if (errors.length > 0 || masterKeys.problems.length > 0 || listeners.length > 0 || redis.problems.length > 0) {
-    const problems = [
-      ...errors.flatMap((e) => Object.values(e.constraints ?? {})),
-      ...masterKeys.problems,
-      ...listeners,
-      ...redis.problems,
-    ];
-    throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  }
+  const webhooks = readWebhookSchedule(config.WEBHOOK_RETRY_SCHEDULE);
+  const problems = [
+    ...errors.flatMap((e) => Object.values(e.constraints ?? {})),
+    ...masterKeys.problems,
+    ...listeners,
+    ...redis.problems,
+    ...webhooks.problems,
+  ];
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   config.upstreams = readUpstreams(source);
   config.masterKeys = masterKeys.keys;
   config.MASTER_KEY = masterKeys.keys[0];
   config.startupWarnings = warnings;
   config.redisTopology = redis.topology;
+  config.webhookSchedule = webhooks.schedule;
   return config;
 }
 
