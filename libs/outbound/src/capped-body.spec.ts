@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { readCappedBody } from './capped-body';
+import { readBodyWithin, readCappedBody } from './capped-body';
 
 /** One server for the file: /bytes/N answers N bytes, /stall sends a little and never finishes. */
 let server: Server;
@@ -21,8 +21,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+async function responseOf(path: string) {
+  return request(`${origin}${path}`, { signal: AbortSignal.timeout(300) });
+}
+
 async function bodyOf(path: string) {
-  return (await request(`${origin}${path}`, { signal: AbortSignal.timeout(300) })).body;
+  return (await responseOf(path)).body;
 }
 
 describe('readCappedBody', () => {
@@ -42,5 +46,22 @@ describe('readCappedBody', () => {
     expect(read.bytes.toString()).toBe('partial');
     expect(read.truncated).toBe(false);
     expect(read.error).toBeDefined();
+  });
+});
+
+describe('readBodyWithin', () => {
+  it('returns a whole body of at most maxBytes', async () => {
+    expect(await readBodyWithin(await responseOf('/bytes/16'), 16)).toEqual({ bytes: Buffer.alloc(16, 0x61) });
+  });
+
+  it('refuses a body whose Content-Length is over the cap, and one that goes past it', async () => {
+    expect(await readBodyWithin(await responseOf('/bytes/17'), 16)).toEqual({ tooLarge: true });
+    const chunked = await responseOf('/bytes/17');
+    delete chunked.headers['content-length'];
+    expect(await readBodyWithin(chunked, 16)).toEqual({ tooLarge: true });
+  });
+
+  it('reports a failed read as an error', async () => {
+    expect(await readBodyWithin(await responseOf('/stall'), 1024)).toEqual({ error: expect.anything() });
   });
 });

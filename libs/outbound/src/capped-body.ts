@@ -39,6 +39,23 @@ export async function readCappedBody(body: ResponseBody, maxBytes: number): Prom
   }
 }
 
+/** A whole body, or why there is none: too large (by its Content-Length, or once past the cap) or a failed read. */
+export type BodyWithin = { bytes: Buffer } | { tooLarge: true } | { error: unknown };
+
+/**
+ * Reads a whole answer that must not exceed `maxBytes`: refused unread when its Content-Length says it is larger,
+ * and cut off as soon as it goes past the cap otherwise. The caller words the failure.
+ */
+export async function readBodyWithin(response: Dispatcher.ResponseData, maxBytes: number): Promise<BodyWithin> {
+  if (Number(response.headers['content-length']) > maxBytes) {
+    discardBody(response.body);
+    return { tooLarge: true };
+  }
+  const read = await readCappedBody(response.body, maxBytes);
+  if (read.error) return { error: read.error };
+  return read.truncated ? { tooLarge: true } : { bytes: read.bytes };
+}
+
 /** Drops a body we will not read, closing its connection; destroy() alone would emit an unhandled abort error. */
 export function discardBody(body: ResponseBody): void {
   body.on('error', () => undefined).destroy();

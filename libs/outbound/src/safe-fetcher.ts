@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, Dispatcher, request } from 'undici';
-import { discardBody, readCappedBody } from './capped-body';
+import { discardBody, readBodyWithin } from './capped-body';
 import { HostResolver, systemResolver } from './dns-pinning';
 import { formatDuration } from './format-duration';
 import { createGuardedAgent } from './guarded-agent';
@@ -148,15 +148,9 @@ export class SafeFetcher {
       discardBody(body);
       throw new FetchFailedError(`${url.host} answered HTTP ${statusCode}`);
     }
-    const tooLarge = () => new FetchFailedError(`response is larger than ${formatBytes(this.options.maxBytes)}`);
-    if (Number(headers['content-length']) > this.options.maxBytes) {
-      discardBody(body);
-      throw tooLarge();
-    }
-
-    const read = await readCappedBody(body, this.options.maxBytes);
-    if (read.error) throw this.failure(read.error, url, signal);
-    if (read.truncated) throw tooLarge();
+    const read = await readBodyWithin(response, this.options.maxBytes);
+    if ('error' in read) throw this.failure(read.error, url, signal);
+    if ('tooLarge' in read) throw new FetchFailedError(`response is larger than ${formatBytes(this.options.maxBytes)}`);
     const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined;
     return { bytes: read.bytes, contentType, finalUrl: url.href };
   }

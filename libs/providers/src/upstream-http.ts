@@ -1,6 +1,7 @@
 // The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
-import { inClientSpan, noteResponseStatus } from '@gateway/outbound';
+import { ImageFormat, sniffImageFormat } from '@gateway/imaging';
+import { inClientSpan, noteResponseStatus, readBodyWithin } from '@gateway/outbound';
 import { createParser } from 'eventsource-parser';
 import { Agent, Dispatcher, FormData, request } from 'undici';
 import { failureFromNetworkError, failureFromResponse, failureInSuccess } from './http-failure';
@@ -84,7 +85,7 @@ async function postAndParse<T>(
     signal: options.signal,
   });
   const text = options.maxBytes
-    ? (await readCapped(response, options.maxBytes, 'upstream answer')).toString('utf8')
+    ? (await readUpstreamBody(response, options.maxBytes, 'upstream answer')).toString('utf8')
     : await response.body.text().catch(() => '');
   let answer: T;
   try {
@@ -213,8 +214,8 @@ export async function downloadImage(url: string, options: DownloadOptions): Prom
       response.statusCode,
     );
   }
-  const image = await readCapped(response, options.maxBytes, 'upstream image');
-  assertImage(image);
+  const image = await readUpstreamBody(response, options.maxBytes, 'upstream image');
+  assertUpstreamImage(image);
   return image;
 }
 
@@ -224,33 +225,16 @@ export function decodeInlineImage(base64: string, maxBytes: number): Buffer {
   if (Math.floor((base64.length * 3) / 4) > maxBytes + 3) throw tooLarge('upstream image', maxBytes);
   const image = Buffer.from(base64, 'base64');
   if (image.length > maxBytes) throw tooLarge('upstream image', maxBytes);
-  assertImage(image);
+  assertUpstreamImage(image);
   return image;
 }
 
-/** Reads a body up to `maxBytes`, stopping the transfer as soon as it is known to be too large. */
-async function readCapped(response: Dispatcher.ResponseData, maxBytes: number, what: string): Promise<Buffer> {
-  const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    response.body.destroy();
-    throw tooLarge(what, maxBytes);
-  }
-  const chunks: Buffer[] = [];
-  let received = 0;
-  try {
-    for await (const chunk of response.body) {
-      received += (chunk as Buffer).length;
-      if (received > maxBytes) {
-        response.body.destroy();
-        throw tooLarge(what, maxBytes);
-      }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if (error instanceof ProviderError) throw error;
-    throw failureFromNetworkError(error as Error);
-  }
-  return Buffer.concat(chunks, received);
+/** A whole answer up to `maxBytes` (readBodyWithin), its failures as ProviderErrors. */
+async function readUpstreamBody(response: Dispatcher.ResponseData, maxBytes: number, what: string): Promise<Buffer> {
+  const read = await readBodyWithin(response, maxBytes);
+  if ('error' in read) throw failureFromNetworkError(read.error as Error);
+  if ('tooLarge' in read) throw tooLarge(what, maxBytes);
+  return read.bytes;
 }
 
 /** An answer this large is the route's doing, not the request's: another route may produce a usable one. */
@@ -258,12 +242,11 @@ function tooLarge(what: string, maxBytes: number): ProviderError {
   return new ProviderError(`${what} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`, 'route');
 }
 
-/** Formats upstreams answer with, by magic bytes; anything else (an HTML error page, say) is not an image. */
-function assertImage(bytes: Buffer): void {
-  const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-  const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  const webp =
-    bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP';
-  if (!png && !jpeg && !webp)
+/** Formats upstreams answer with; anything else (an HTML error page, say) is not an image. */
+const UPSTREAM_IMAGE_FORMATS: ReadonlySet<ImageFormat> = new Set(['png', 'jpeg', 'webp']);
+
+function assertUpstreamImage(bytes: Buffer): void {
+  const format = sniffImageFormat(bytes);
+  if (!format || !UPSTREAM_IMAGE_FORMATS.has(format))
     throw new ProviderError('upstream answered with something that is not a PNG, JPEG or WEBP image', 'retryable');
 }

@@ -1,4 +1,4 @@
-export { type ImageFormat } from './image-format';
+export { type ImageFormat, sniffImageFormat } from './image-format';
 export { MAX_IMAGE_BYTES, MAX_INPUT_BYTES } from './image-limits';
 export { fitWithinBytes, type EncodedImage } from './fit-within-bytes';
 export { fitSides, sidesWithin, type SideRange } from './fit-sides';
