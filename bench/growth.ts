@@ -39,7 +39,9 @@ import {
 } from '@gateway/db';
 import { ImageStore, ImagingModule } from '@gateway/imaging';
 import { REFUSALS_KEPT, RefusedCalls } from '@gateway/queue';
-import { AuditTrail, ConsoleOperatorsService, ConsoleRefusalsService } from '@gateway/tenancy';
+import { AuditTrail } from '@gateway/tenancy';
+import { ConsoleOperatorsService } from '../apps/api/src/console/operators/console-operators.service';
+import { ConsoleRefusalsService } from '../apps/api/src/console/requests/console-refusals.service';
 import { MaintenancePass } from '../apps/worker/src/tasks/maintenance-pass.service';
 import { appIndexOf, dayOf, fillRequestsOnly, requestFieldsOf, requestReads } from './growth-requests';
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,4 +1,4 @@
-import { ApplicationsListingBackfill } from '@gateway/tenancy';
+import { ApplicationsListingBackfill } from '../../apps/api/src/console/applications/applications-listing-backfill';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
 import { consoleClient, ConsoleUser, createOperator } from '../helpers/console';

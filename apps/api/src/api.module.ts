@@ -4,20 +4,11 @@ import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
 import { JobDispatcher, OUTCOME_LOOKUP, QueueModule, ReplyWaiters, TaskQueues } from '@gateway/queue';
-import { ConsoleModule, TenancyModule } from '@gateway/tenancy';
+import { TenancyModule } from '@gateway/tenancy';
 import { DynamicModule, Module, OnModuleInit } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Logger } from 'pino';
-import { ConsoleApplicationsController } from './console/applications/console-applications.controller';
-import { ConsoleRequestsController } from './console/requests/console-requests.controller';
-import { ConsoleTaskBodiesController } from './console/bodies/console-task-bodies.controller';
-import { ConsoleAuditController } from './console/audit/console-audit.controller';
-import { ConsoleAuthController } from './console/auth/console-auth.controller';
-import { ConsoleModelsController } from './console/models/console-models.controller';
-import { ConsoleOperatorsController } from './console/operators/console-operators.controller';
-import { ConsoleSessionGuard } from './console/auth/console-session.guard';
-import { ConsoleUsageController } from './console/usage/console-usage.controller';
-import { ConsoleAccountUsageController } from './console/usage/console-account-usage.controller';
+import { ConsoleModule } from './console/console.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ChatController } from './v1/chat/chat.controller';
@@ -70,20 +61,10 @@ export class ApiModule implements OnModuleInit {
         FilesController,
         ModelsController,
         TasksController,
-        ConsoleAuthController,
-        ConsoleAuditController,
-        ConsoleApplicationsController,
-        ConsoleRequestsController,
-        ConsoleTaskBodiesController,
-        ConsoleUsageController,
-        ConsoleAccountUsageController,
-        ConsoleOperatorsController,
-        ConsoleModelsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: OUTCOME_LOOKUP, useExisting: FinalOutcomes },
-        ConsoleSessionGuard,
         // A request's round trip, in order: submit, dispatch, wait for the reply (or relay the stream).
         TaskSubmitter,
         IdempotentRequests,

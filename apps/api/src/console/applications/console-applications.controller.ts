@@ -1,12 +1,20 @@
 import { GatewayError, priceToNanos } from '@gateway/common';
 import type { MoneyBudget } from '@gateway/db';
-import { ApplicationSettings, ConsoleApplicationsService, ConsoleSession, consoleActor } from '@gateway/tenancy';
+import { ConsoleSession, consoleActor } from '@gateway/tenancy';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
+import { ApplicationKeys } from '../keys/application-keys.service';
 import { taskFilter } from '../requests/request-filters';
+import { TaskFeeds } from '../requests/task-feeds.service';
+import { WebhookDeliveries } from '../webhooks/webhook-deliveries.service';
+import { ApplicationBudget } from './application-budget.service';
+import { ApplicationChanges } from './application-changes.service';
+import { ApplicationCreation } from './application-creation.service';
+import { ApplicationListing } from './application-listing.service';
+import { ApplicationSettings } from './application-view';
 import {
   ApplicationListQuery,
   CreateApiKeyDto,
@@ -18,17 +26,25 @@ import {
 @Controller('console/api/applications')
 @UseGuards(ConsoleSessionGuard)
 export class ConsoleApplicationsController {
-  constructor(private readonly applications: ConsoleApplicationsService) {}
+  constructor(
+    private readonly listing: ApplicationListing,
+    private readonly creation: ApplicationCreation,
+    private readonly changes: ApplicationChanges,
+    private readonly applicationKeys: ApplicationKeys,
+    private readonly budgets: ApplicationBudget,
+    private readonly webhookDeliveries: WebhookDeliveries,
+    private readonly taskFeeds: TaskFeeds,
+  ) {}
 
   /** The account's applications; deleted (revoked) ones only with `status=all`. */
   @Get()
   async list(@CurrentSession() session: ConsoleSession, @Query() query: ApplicationListQuery) {
-    return { data: await this.applications.list(session.userId, query.status === 'all') };
+    return { data: await this.listing.list(session.userId, query.status === 'all') };
   }
 
   @Post()
   create(@CurrentSession() session: ConsoleSession, @Body() dto: CreateApplicationDto, @Req() request: FastifyRequest) {
-    return this.applications.create(
+    return this.creation.create(
       session.userId,
       { name: dto.name, ...toSettings(dto) } as ApplicationSettings,
       consoleActor(session, request.ip),
@@ -37,7 +53,7 @@ export class ConsoleApplicationsController {
 
   @Get(':id')
   get(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
-    return this.applications.get(id, session.userId);
+    return this.listing.get(id, session.userId);
   }
 
   @Patch(':id')
@@ -47,7 +63,7 @@ export class ConsoleApplicationsController {
     @Body() dto: UpdateApplicationDto,
     @Req() request: FastifyRequest,
   ) {
-    return this.applications.update(
+    return this.changes.update(
       id,
       session.userId,
       { ...(dto.name !== undefined ? { name: dto.name } : {}), ...toSettings(dto) },
@@ -58,7 +74,7 @@ export class ConsoleApplicationsController {
   /** Revokes the application and its keys. */
   @Delete(':id')
   revoke(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Req() request: FastifyRequest) {
-    return this.applications.revoke(id, session.userId, consoleActor(session, request.ip));
+    return this.changes.revoke(id, session.userId, consoleActor(session, request.ip));
   }
 
   @Post(':id/rotate-key')
@@ -69,7 +85,7 @@ export class ConsoleApplicationsController {
     @Body() dto: RotateKeyDto,
     @Req() request: FastifyRequest,
   ) {
-    return this.applications.rotateApiKey(
+    return this.applicationKeys.rotate(
       id,
       session.userId,
       dto.grace_seconds ?? 0,
@@ -81,7 +97,7 @@ export class ConsoleApplicationsController {
   /** The application's API keys, revoked and expired ones included. */
   @Get(':id/keys')
   keys(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
-    return this.applications.listKeys(id, session.userId);
+    return this.applicationKeys.list(id, session.userId);
   }
 
   /** Another named key; the key itself is in this answer only. */
@@ -93,7 +109,7 @@ export class ConsoleApplicationsController {
     @Req() request: FastifyRequest,
   ) {
     const expiresAt = dto.expires_at === undefined ? undefined : new Date(dto.expires_at);
-    return this.applications.createKey(
+    return this.applicationKeys.create(
       id,
       session.userId,
       { name: dto.name, expiresAt },
@@ -109,19 +125,19 @@ export class ConsoleApplicationsController {
     @Param('keyId') keyId: string,
     @Req() request: FastifyRequest,
   ) {
-    return this.applications.revokeKey(id, session.userId, keyId, consoleActor(session, request.ip));
+    return this.applicationKeys.revoke(id, session.userId, keyId, consoleActor(session, request.ip));
   }
 
   /** The application's budget and its owner's, with what each spent in its current period. */
   @Get(':id/budget')
   budget(@CurrentSession() session: ConsoleSession, @Param('id') id: string) {
-    return this.applications.budget(id, session.userId);
+    return this.budgets.spending(id, session.userId);
   }
 
   /** Webhook delivery attempts, newest first: `from`/`to` (UTC days), `limit`, and `cursor` = the previous page's `next`. */
   @Get(':id/webhooks')
   webhooks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
-    return this.applications.webhookDeliveries(id, session.userId, listingQuery(query));
+    return this.webhookDeliveries.list(id, session.userId, listingQuery(query));
   }
 
   /**
@@ -130,13 +146,13 @@ export class ConsoleApplicationsController {
    */
   @Get(':id/tasks')
   tasks(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
-    return this.applications.tasks(id, session.userId, listingQuery(query), taskFilter(query));
+    return this.taskFeeds.forApplication(id, session.userId, listingQuery(query), taskFilter(query));
   }
 
   /** Per-image billing records, most recently billed first; same paging as the webhook attempts. */
   @Get(':id/billing')
   billing(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Query() query: Record<string, string>) {
-    return this.applications.billingRecords(id, session.userId, listingQuery(query));
+    return this.taskFeeds.billingRecords(id, session.userId, listingQuery(query));
   }
 
   @Post(':id/webhooks/:deliveryId/redeliver')
@@ -146,13 +162,13 @@ export class ConsoleApplicationsController {
     @Param('id') id: string,
     @Param('deliveryId') deliveryId: string,
   ) {
-    return this.applications.redeliver(id, session.userId, deliveryId);
+    return this.webhookDeliveries.redeliver(id, session.userId, deliveryId);
   }
 
   @Post(':id/reset-secret')
   @HttpCode(200)
   resetSecret(@CurrentSession() session: ConsoleSession, @Param('id') id: string, @Req() request: FastifyRequest) {
-    return this.applications.resetSecretKey(id, session.userId, consoleActor(session, request.ip));
+    return this.applicationKeys.resetSecretKey(id, session.userId, consoleActor(session, request.ip));
   }
 }
 

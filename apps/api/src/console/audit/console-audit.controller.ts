@@ -1,5 +1,6 @@
 import { GatewayError } from '@gateway/common';
-import { ConsoleAuditService, ConsoleSession } from '@gateway/tenancy';
+import { ConsoleSession } from '@gateway/tenancy';
+import { ConsoleAuditService } from './console-audit.service';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';

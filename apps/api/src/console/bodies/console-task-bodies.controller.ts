@@ -1,4 +1,5 @@
-import { ConsoleSession, ConsoleTaskBodiesService } from '@gateway/tenancy';
+import { ConsoleSession } from '@gateway/tenancy';
+import { ConsoleTaskBodiesService } from './console-task-bodies.service';
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';

@@ -1,11 +1,5 @@
 import { GatewayError } from '@gateway/common';
-import {
-  ConsoleApplicationsService,
-  ConsoleRefusalsService,
-  ConsoleRequestsExportService,
-  ConsoleSession,
-  MAX_REFUSALS_PAGE,
-} from '@gateway/tenancy';
+import { ConsoleSession } from '@gateway/tenancy';
 import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
@@ -13,7 +7,10 @@ import { CurrentSession } from '../auth/console-session.decorator';
 import { ConsoleSessionGuard } from '../auth/console-session.guard';
 import { sendCsv } from '../usage/csv-reply';
 import { listingQuery } from '../listing-query';
+import { ConsoleRefusalsService, MAX_REFUSALS_PAGE } from './console-refusals.service';
+import { ConsoleRequestsExportService } from './console-requests-export.service';
 import { refusalFilter, requestsExport } from './request-filters';
+import { TaskFeeds } from './task-feeds.service';
 
 const DEFAULT_LIMIT = 50;
 
@@ -27,13 +24,13 @@ export class ConsoleRequestsController {
   constructor(
     private readonly refusals: ConsoleRefusalsService,
     private readonly exports: ConsoleRequestsExportService,
-    private readonly applications: ConsoleApplicationsService,
+    private readonly taskFeeds: TaskFeeds,
   ) {}
 
   /** The tasks of every application of the account, newest first, over `from`..`to`; paged by `cursor`. */
   @Get('tasks')
   accountTasks(@CurrentSession() session: ConsoleSession, @Query() query: Record<string, string>) {
-    return this.applications.accountTasks(session.userId, listingQuery(query));
+    return this.taskFeeds.forAccount(session.userId, listingQuery(query));
   }
 
   /** `limit` (1-200) and `offset`, newest first; filtered by any of `from`, `to`, `model`, `code`, `status`, `key_id`, `mode`. */

@@ -1,6 +1,7 @@
 import { GatewayError } from '@gateway/common';
 import { TaskFilter } from '@gateway/db';
-import { ExportedCalls, RefusalFilter, RequestsExport } from '@gateway/tenancy';
+import { RefusalFilter } from './console-refusals.service';
+import { ExportedCalls, RequestsExport } from './console-requests-export.service';
 import { dayRange } from '../listing-query';
 
 type Query = Record<string, string | undefined>;

@@ -1,4 +1,5 @@
-import { ConsoleSession, ConsoleUsageService } from '@gateway/tenancy';
+import { ConsoleSession } from '@gateway/tenancy';
+import { ConsoleUsageService } from './console-usage.service';
 import { Controller, Get, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { CurrentSession } from '../auth/console-session.decorator';

@@ -3,7 +3,7 @@ import { formatNanos, GatewayError, utcDay } from '@gateway/common';
 import { ApplicationRecord, ApplicationsRepository, TaskFilter, TaskRecord, TasksRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { ConsoleRefusalsService, RefusalFilter } from './console-refusals.service';
-import { csvLine } from './csv';
+import { csvLine } from '../csv';
 
 /** Which calls an export writes: both, only those that became tasks, or only those refused before the queue. */
 export type ExportedCalls = 'all' | 'tasks' | 'refused';

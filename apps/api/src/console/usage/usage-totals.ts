@@ -1,6 +1,6 @@
 import { addLatency, formatNanos, latencyPercentile, sumNanos } from '@gateway/common';
 import type { UsageDay } from '@gateway/db';
-import { csvLine } from './csv';
+import { csvLine } from '../csv';
 
 /** Usage as the console API shows it. Money goes out as strings, so the console never does money arithmetic. */
 export interface UsageView {

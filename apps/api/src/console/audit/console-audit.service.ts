@@ -1,14 +1,7 @@
 import { GatewayError } from '@gateway/common';
-import {
-  ApplicationsRepository,
-  AuditLogRepository,
-  AuditRecord,
-  AuditScope,
-  FeedQuery,
-  InvalidCursorError,
-} from '@gateway/db';
+import { ApplicationsRepository, AuditLogRepository, AuditScope, FeedQuery, InvalidCursorError } from '@gateway/db';
+import { ConsoleSession, presentAuditRecord } from '@gateway/tenancy';
 import { Injectable } from '@nestjs/common';
-import { ConsoleSession } from './console-sessions.service';
 
 /** What a listing is narrowed to. */
 export interface AuditFilters {
@@ -43,18 +36,4 @@ export class ConsoleAuditService {
       throw new GatewayError('NotFound', `no application ${appId} in your account`, { param: 'app_id' });
     return { appId };
   }
-}
-
-/** A record on the wire (docs/contracts.md, audit log); `gw audit` prints the same shape. */
-export function presentAuditRecord(record: AuditRecord) {
-  return {
-    id: record._id,
-    action: record.action,
-    actor: { id: record.actorId ?? null, email: record.actorEmail ?? null },
-    address: record.address,
-    app_id: record.appId ?? null,
-    user_id: record.userId ?? null,
-    changes: record.changes,
-    created_at: new Date(record.createdAt).toISOString(),
-  };
 }

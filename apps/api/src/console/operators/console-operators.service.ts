@@ -13,10 +13,8 @@ import {
   UsersRepository,
 } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
-import { AuditActor, AuditTrail, changedFields } from '../audit/audit-trail';
-import { accountAccess } from './account-access';
-import { issueInvitation } from './invitation-tokens';
-import { usageTotals } from './usage-totals';
+import { accountAccess, AuditActor, AuditTrail, changedFields, issueInvitation } from '@gateway/tenancy';
+import { usageTotals } from '../usage/usage-totals';
 
 export interface AccountChanges {
   disabled?: boolean;
