@@ -1,34 +1,14 @@
 import sharp from 'sharp';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BmpCompression, BmpLayout } from './bmp-header';
 import { ImageInputError } from './image-input-error';
 
 /**
- * Runs bmp-ts in a worker thread: it is synchronous JavaScript (about 0.4 s for a 40 MP 1-bit BMP), and the event
- * loop must stay free. bmp-ts yields ABGR for every bit depth (its `toRGBA` option is ignored by the palette
- * decoders), so the worker reorders to RGB, keeping alpha only when it varies: 24-bit and palette images carry
- * 0 and 32-bit BI_RGB carries 255 throughout, both meaning "opaque". Plain JavaScript, because a worker cannot load
- * TypeScript sources under ts-jest.
+ * Where bmp-ts runs: a worker thread, because it is synchronous JavaScript and the event loop must stay free. Beside
+ * this file both in the sources and in each app's build (an asset in nest-cli.json).
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { decode } = require(workerData.bmpTsPath);
-const bytes = workerData.bytes;
-const image = decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-const abgr = image.data;
-let alphaVaries = false;
-for (let i = 4; i < abgr.length; i += 4) if (abgr[i] !== abgr[0]) { alphaVaries = true; break; }
-const channels = alphaVaries ? 4 : 3;
-const pixelCount = image.width * image.height;
-const pixels = new Uint8Array(pixelCount * channels);
-for (let p = 0, i = 0, o = 0; p < pixelCount; p++, i += 4, o += channels) {
-  pixels[o] = abgr[i + 3];
-  pixels[o + 1] = abgr[i + 2];
-  pixels[o + 2] = abgr[i + 1];
-  if (alphaVaries) pixels[o + 3] = abgr[i];
-}
-parentPort.postMessage({ width: image.width, height: image.height, channels, pixels }, [pixels.buffer]);
-`;
+const WORKER_FILE = path.join(__dirname, 'bmp-decode.worker.mjs');
 
 interface RawPixels {
   width: number;
@@ -80,10 +60,7 @@ function writeDefaultMasks(copy: Buffer, layout: BmpLayout): void {
 
 function decodeInWorker(bytes: Buffer): Promise<RawPixels> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { bmpTsPath: require.resolve('bmp-ts'), bytes },
-    });
+    const worker = new Worker(WORKER_FILE, { workerData: bytes });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
