@@ -8,3 +8,4 @@ export * from './upstream-attempts';
 export * from './chat-completions';
 export * from './responses';
 export * from './console-views';
+export * from './task-identity';

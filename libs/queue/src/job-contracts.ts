@@ -5,6 +5,7 @@ import {
   Endpoint,
   ENDPOINTS,
   ResponsesEcho,
+  TaskIdentity,
   UpstreamResponsesRequest,
 } from '@gateway/contracts';
 
@@ -66,15 +67,8 @@ export interface BudgetCrossing extends Omit<BudgetCounter, 'key'> {
   spentNanos: number;
 }
 
-/** What every task job carries besides its request: who asked, and where to answer. */
-export interface TaskEnvelope {
-  taskId: string;
-  appId: string;
-  requestId: string;
-  /** Public model id as requested, and the catalog id it resolved to. */
-  model: string;
-  resolvedModel: string;
-  endpoint: string;
+/** What every task job carries besides its request: who asked (TaskIdentity), and where to answer. */
+export interface TaskEnvelope extends TaskIdentity {
   /** Limits held by this task, released by whichever process ends it. */
   admission?: Admission;
   /** Reply channel of the api instance holding the connection (absent for async tasks). */
@@ -83,12 +77,6 @@ export interface TaskEnvelope {
   notify?: boolean;
   /** The application keeps bodies (`log_bodies`): the worker stores this task's request and response for that many days. */
   bodies?: { retentionDays: number };
-  createdAt: number;
-  /** The API key that called (`signature` for a signed request), and whether it asked for `X-Async: enable`: kept on the task record, which the console filters by. */
-  keyId?: string;
-  async?: boolean;
-  /** The account owning the application: the task is listed in the account's Requests too. */
-  ownerId?: string;
   /**
    * The W3C `traceparent` of the api's request span, with tracing on: the worker's spans continue that trace
    * (docs/operations.md, "Tracing").

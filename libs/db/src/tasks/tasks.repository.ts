@@ -1,4 +1,5 @@
 import { utcDay } from '@gateway/common';
+import { TaskIdentity } from '@gateway/contracts';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
@@ -15,21 +16,6 @@ export type TaskRecord = Task;
  * conversation (TaskResult.conversation).
  */
 export type NewTaskRecord = Task & { result?: string; conversation?: string };
-
-/** What every task job carries about its request (structurally the queue's TaskEnvelope). */
-export interface TaskIdentity {
-  taskId: string;
-  appId: string;
-  requestId: string;
-  endpoint: string;
-  model: string;
-  resolvedModel: string;
-  createdAt: number;
-  /** Absent on jobs queued before they were carried. */
-  keyId?: string;
-  async?: boolean;
-  ownerId?: string;
-}
 
 /** The fields of a task record that come from the request itself, whoever writes the record. */
 export function taskBase(
