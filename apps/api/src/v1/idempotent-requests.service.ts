@@ -3,9 +3,17 @@ import { AppConfig, GatewayError, newId, syncDeadlineMs } from '@gateway/common'
 import { IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome, TaskQueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EnqueueHooks } from './task-submitter.service';
 import { FinalOutcomes } from './tasks/final-outcomes.service';
 import type { ResponseMode } from './request-modes';
+
+/**
+ * Steps of an idempotent request's first run, which its runner (TaskSubmitter) calls: the key is kept once the job
+ * exists, freed if it never will.
+ */
+export interface EnqueueHooks {
+  enqueued(): Promise<void>;
+  notEnqueued(): Promise<void>;
+}
 
 export interface IdempotentCall {
   appId: string;

@@ -1,8 +1,7 @@
 import { AppConfig, GatewayError } from '@gateway/common';
 import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome } from '@gateway/queue';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IdempotentCall, IdempotentRequests } from './idempotent-requests.service';
-import type { EnqueueHooks } from './task-submitter.service';
+import { EnqueueHooks, IdempotentCall, IdempotentRequests } from './idempotent-requests.service';
 import { FinalOutcomes } from './tasks/final-outcomes.service';
 
 /** The Redis entries of IdempotencyStore, in memory, with the same claim semantics (first writer owns the key). */

@@ -14,7 +14,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';
-import { IdempotentRequests } from './idempotent-requests.service';
+import { EnqueueHooks, IdempotentRequests } from './idempotent-requests.service';
 import { SseDialect, StreamRelay } from './stream-relay.service';
 import { idempotencyKeyOf, requestFingerprint, ResponseMode, responseModeOf } from './request-modes';
 
@@ -37,12 +37,6 @@ export interface Submission<E extends Endpoint> {
   /** The job's request, or how to make it once the request is admitted (e.g. storing large images). */
   request: TaskRequest<E['queue']> | ((taskId: string) => Promise<TaskRequest<E['queue']>>);
   http: { request: FastifyRequest; reply: FastifyReply };
-}
-
-/** Steps of an idempotent request's first run: the key is kept once the job exists, freed if it never will. */
-export interface EnqueueHooks {
-  enqueued(): Promise<void>;
-  notEnqueued(): Promise<void>;
 }
 
 /**
