@@ -3,6 +3,7 @@
 const aliases = [
   'common',
   'contracts',
+  'redis',
   'queue',
   'db',
   'catalog',

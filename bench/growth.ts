@@ -38,7 +38,7 @@ import {
   WebhookDeliveriesRepository,
 } from '@gateway/db';
 import { ImageStore, ImagingModule } from '@gateway/imaging';
-import { REFUSALS_KEPT, RefusedCalls } from '@gateway/queue';
+import { REFUSALS_KEPT, RefusedCalls } from '@gateway/redis';
 import { AuditTrail } from '@gateway/tenancy';
 import { ConsoleOperatorsService } from '../apps/api/src/console/operators/console-operators.service';
 import { ConsoleRefusalsService } from '../apps/api/src/console/requests/console-refusals.service';

@@ -1,5 +1,5 @@
 import { ChildProcess } from 'node:child_process';
-import { LeaseSemaphore, RedisKeys } from '@gateway/queue';
+import { GatewayRedis, LeaseSemaphore } from '@gateway/redis';
 import Redis from 'ioredis';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import {
@@ -187,7 +187,7 @@ describe('several api instances and workers on one Redis and MongoDB', () => {
         abort.signal,
       ).catch((e) => e);
       const redis = new Redis(String(env.REDIS_URL));
-      const waitingKey = new RedisKeys(String(env.REDIS_PREFIX)).bullmq('embeddings', 'wait');
+      const waitingKey = api.app.get(GatewayRedis).keys.bullmq('embeddings', 'wait');
       await waitUntil(async () => (await redis.llen(waitingKey)) === 1, 'the job to be queued');
       const [taskId] = await redis.lrange(waitingKey, 0, 0);
       abort.abort();

@@ -1,6 +1,6 @@
 import { MAX_RECORDED_UPSTREAM_ATTEMPTS } from '@gateway/contracts';
 import { TasksRepository, UsageDailyRepository } from '@gateway/db';
-import { GatewayRedis } from '@gateway/queue';
+import { GatewayRedis } from '@gateway/redis';
 import { encode } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

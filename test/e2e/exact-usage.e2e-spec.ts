@@ -1,5 +1,6 @@
 import { TasksRepository, UsageCounters, UsageDailyRepository, UsageDay } from '@gateway/db';
-import { GatewayRedis, OutcomeDelivery, PendingRecords, RedisKeys, usageFields } from '@gateway/queue';
+import { OutcomeDelivery, PendingRecords, usageFields } from '@gateway/queue';
+import { GatewayRedis } from '@gateway/redis';
 import { Queue } from 'bullmq';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -114,8 +115,7 @@ describe('usage counted exactly once, whatever fails', () => {
       expect(await delivery.wasDelivered(finished.jobKey)).toBe(true);
       // A rerun after a stall delivers again: answered, not counted.
       expect(await delivery.deliver({ ...finished, usage: { ...finished.usage } })).toBe(false);
-      const redis = api.app.get(GatewayRedis).client;
-      const keys = new RedisKeys(env.REDIS_PREFIX as string);
+      const { client: redis, keys } = api.app.get(GatewayRedis);
       expect(await redis.hgetall(keys.usagePending())).toEqual({
         [`app_x|m|${day}|calls`]: '1',
         [`app_x|m|${day}|costNanos`]: '1500',

@@ -1,5 +1,6 @@
 import { AppConfig, loadConfig } from '@gateway/common';
-import { QueueName, RedisKeys } from '@gateway/queue';
+import { QueueName } from '@gateway/queue';
+import { RedisKeys } from '@gateway/redis';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { AppConfig } from '@gateway/common';
-import { GatewayRedis } from '@gateway/queue';
+import { GatewayRedis } from '@gateway/redis';
 import { LimitsService, Principal } from '@gateway/tenancy';
 import Redis from 'ioredis';
 import OpenAI from 'openai';

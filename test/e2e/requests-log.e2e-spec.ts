@@ -1,4 +1,4 @@
-import { REFUSALS_KEPT } from '@gateway/queue';
+import { REFUSALS_KEPT } from '@gateway/redis';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient, ConsoleUser } from '../helpers/console';
 import { postJson, RunningApi, startApi, testEnv, waitFor } from '../helpers/gateway';

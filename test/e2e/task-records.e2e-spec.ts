@@ -1,4 +1,4 @@
-import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
+import { utcDay, utcDaysBefore } from '@gateway/common';
 import {
   Application,
   BillingRecordsRepository,
@@ -7,7 +7,7 @@ import {
   NewTaskRecord,
   TasksRepository,
 } from '@gateway/db';
-import { GatewayRedis, RedisKeys } from '@gateway/queue';
+import { GatewayRedis } from '@gateway/redis';
 import { getModelToken } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { randomBytes } from 'node:crypto';
@@ -182,10 +182,9 @@ describe('task records at volume: reads by index, newest-first listings and resu
     const directory = api.app.get<Model<FeedDirectory>>(getModelToken(FeedDirectory.name));
     const entry = `tasks|${appId}|${today}`;
     const last = (await directory.findById(entry).lean())!.last;
+    const redis = api.app.get(GatewayRedis);
     expect(last).toBe(Math.floor((250 - 1) / FEED_PAGE_SIZE));
-    await api.app
-      .get(GatewayRedis)
-      .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, today));
+    await redis.client.del(redis.keys.feedCounter('tasks', appId, today));
     await directory.updateOne({ _id: entry }, { $set: { last: last - 3 } });
     const healed = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);
     expect(healed.body.data.map((task: { id: string }) => task.id)).toEqual(newestFirst.slice(0, 200));
@@ -193,9 +192,7 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     // With every counter gone, the directory alone lists the same records, page after page.
     for (const day of [utcDaysBefore(today, 1), utcDaysBefore(today, 10)]) {
-      await api.app
-        .get(GatewayRedis)
-        .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, day));
+      await redis.client.del(redis.keys.feedCounter('tasks', appId, day));
     }
     const fromDirectory: TaskPage['body']['data'] = [];
     cursor = null;
@@ -212,9 +209,7 @@ describe('task records at volume: reads by index, newest-first listings and resu
 
     // Redis lost today's counter (a restart without its data): the next task is numbered past every page the
     // directory knows of, so a listing that trusts the new counter still reaches the earlier records.
-    await api.app
-      .get(GatewayRedis)
-      .client.del(new RedisKeys(api.app.get(AppConfig).REDIS_PREFIX).feedCounter('tasks', appId, today));
+    await redis.client.del(redis.keys.feedCounter('tasks', appId, today));
     const afterLoss = embeddingTask(appId, Date.now());
     await tasks.record(afterLoss);
     const todays = await console.call('GET', `/applications/${appId}/tasks?from=${today}&limit=200`, user);

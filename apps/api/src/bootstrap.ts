@@ -1,6 +1,6 @@
 import { AppConfig, createLogger, newId, PinoNestLogger, SHUTDOWN_SIGNALS, Tracing } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { RefusedCalls } from '@gateway/queue';
+import { RefusedCalls } from '@gateway/redis';
 import { ApiAuthenticator } from '@gateway/tenancy';
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';

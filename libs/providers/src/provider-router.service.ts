@@ -2,7 +2,7 @@ import { CatalogService, ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, GatewayError, LOGGER, longestImageCallMs } from '@gateway/common';
 import { addUsage, MAX_RECORDED_UPSTREAM_ATTEMPTS, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
 import { MetricsService } from '@gateway/metrics';
-import { LeaseSemaphore, routeSemaphore, RoutePacer } from '@gateway/queue';
+import { LeaseSemaphore, routeSemaphore, RoutePacer } from '@gateway/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import { ExponentialBackoff, handleWhen, retry, RetryPolicy } from 'cockatiel';
 import { Logger } from 'pino';

@@ -1,10 +1,8 @@
-import { AppConfig } from '@gateway/common';
+import { defineScript, GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
-import { GatewayRedis } from './gateway-redis.service';
+import type Redis from 'ioredis';
 import type { TaskOutcome } from './job-contracts';
 import { decodeOutcome, encodeOutcome } from './outcome-codec';
-import { RedisKeys } from './redis-keys';
 
 /** The field a job's BullMQ hash gets once its outcome is delivered; the hash lives exactly as long as a rerun can. */
 const DELIVERED_MARK = 'gwDelivered';
@@ -15,7 +13,14 @@ const DELIVERED_MARK = 'gwDelivered';
  * KEYS: job hash, outcome, pending records, records due, usage pending. ARGV: task id, outcome text, reply channel or
  * '', record JSON, due time, then usage field / amount pairs.
  */
-const DELIVER = `
+const DELIVER = defineScript<
+  [job: string, outcome: string, pendingRecords: string, recordsDue: string, usagePending: string],
+  [taskId: string, outcome: string, replyTo: string, record: string, dueAt: number, ...usage: (string | number)[]],
+  0 | 1
+>({
+  name: 'deliverOutcome',
+  keys: 5,
+  lua: `
 if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HSETNX', KEYS[1], '${DELIVERED_MARK}', ARGV[5]) == 0 then
   local stored = redis.call('GET', KEYS[2])
   if stored and ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], stored) end
@@ -26,18 +31,8 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
 for i = 6, #ARGV, 2 do redis.call('HINCRBY', KEYS[5], ARGV[i], ARGV[i + 1]) end
 if ARGV[3] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[2]) end
-return 1`;
-
-type DeliveryRedis = Redis & {
-  deliverOutcome(
-    jobKey: string,
-    outcomeKey: string,
-    pendingKey: string,
-    dueKey: string,
-    usageKey: string,
-    ...args: (string | number)[]
-  ): Promise<number>;
-};
+return 1`,
+});
 
 /** A finished task as its worker hands it over. */
 export interface FinishedTask {
@@ -63,30 +58,34 @@ export interface FinishedTask {
  */
 @Injectable()
 export class OutcomeDelivery {
-  private readonly redis: DeliveryRedis;
+  private readonly redis: Redis;
   private readonly keys: RedisKeys;
 
-  constructor(config: AppConfig, redis: GatewayRedis) {
-    this.redis = redis.client as DeliveryRedis;
-    this.redis.defineCommand('deliverOutcome', { numberOfKeys: 5, lua: DELIVER });
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+  constructor(redis: GatewayRedis) {
+    this.redis = redis.client;
+    this.keys = redis.keys;
   }
 
   /** Delivers a task's outcome; false when an earlier run of its job did (the stored outcome is answered again). */
   async deliver(task: FinishedTask): Promise<boolean> {
     const usage = Object.entries(task.usage).flatMap(([field, amount]) => (amount ? [field, amount] : []));
-    const delivered = await this.redis.deliverOutcome(
-      task.jobKey,
-      this.keys.outcome(task.taskId),
-      this.keys.pendingRecords(),
-      this.keys.recordsDue(),
-      this.keys.usagePending(),
-      task.taskId,
-      encodeOutcome(task.taskId, task.outcome),
-      task.replyTo ?? '',
-      task.record,
-      task.recordDueAt,
-      ...usage,
+    const delivered = await DELIVER.run(
+      this.redis,
+      [
+        task.jobKey,
+        this.keys.outcome(task.taskId),
+        this.keys.pendingRecords(),
+        this.keys.recordsDue(),
+        this.keys.usagePending(),
+      ],
+      [
+        task.taskId,
+        encodeOutcome(task.taskId, task.outcome),
+        task.replyTo ?? '',
+        task.record,
+        task.recordDueAt,
+        ...usage,
+      ],
     );
     return delivered === 1;
   }

@@ -1,16 +1,21 @@
-import { AppConfig } from '@gateway/common';
+import { defineScript, GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
-import { GatewayRedis } from './gateway-redis.service';
+import type Redis from 'ioredis';
 import type { TaskOutcome } from './job-contracts';
 import { decodeOutcome } from './outcome-codec';
-import { RedisKeys } from './redis-keys';
 
 /**
  * Takes up to ARGV[2] tasks due by ARGV[1] and moves them ARGV[3] ms on, so concurrent backlogs take different ones
  * and a backlog that dies holding some frees them when its claim runs out. KEYS: records due, pending records.
  */
-const CLAIM = `
+const CLAIM = defineScript<
+  [recordsDue: string, pendingRecords: string],
+  [now: number, limit: number, claimMs: number],
+  string[]
+>({
+  name: 'claimDueRecords',
+  keys: 2,
+  lua: `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local claimed = {}
 for _, id in ipairs(ids) do
@@ -23,11 +28,8 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', KEYS[1], id)
   end
 end
-return claimed`;
-
-type PendingRedis = Redis & {
-  claimDueRecords(dueKey: string, pendingKey: string, now: number, limit: number, claimMs: number): Promise<string[]>;
-};
+return claimed`,
+});
 
 /** A delivered task whose MongoDB record is still to be written. */
 export interface PendingRecord {
@@ -45,23 +47,20 @@ export interface PendingRecord {
  */
 @Injectable()
 export class PendingRecords {
-  private readonly redis: PendingRedis;
+  private readonly redis: Redis;
   private readonly keys: RedisKeys;
 
-  constructor(config: AppConfig, redis: GatewayRedis) {
-    this.redis = redis.client as PendingRedis;
-    this.redis.defineCommand('claimDueRecords', { numberOfKeys: 2, lua: CLAIM });
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+  constructor(redis: GatewayRedis) {
+    this.redis = redis.client;
+    this.keys = redis.keys;
   }
 
   /** Claims up to `limit` tasks due by `now` for `claimMs`, oldest first, with their outcomes. */
   async claimDue(now: number, limit: number, claimMs: number): Promise<PendingRecord[]> {
-    const flat = await this.redis.claimDueRecords(
-      this.keys.recordsDue(),
-      this.keys.pendingRecords(),
-      now,
-      limit,
-      claimMs,
+    const flat = await CLAIM.run(
+      this.redis,
+      [this.keys.recordsDue(), this.keys.pendingRecords()],
+      [now, limit, claimMs],
     );
     const claimed: { taskId: string; record: string }[] = [];
     for (let i = 0; i < flat.length; i += 2) claimed.push({ taskId: flat[i], record: flat[i + 1] });

@@ -3,32 +3,15 @@ import { BullModule, getSharedConfigToken } from '@nestjs/bullmq';
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { QueueOptions } from 'bullmq';
 import { QueueName } from './job-contracts';
-import { GatewayRedis } from './gateway-redis.service';
-import { LeaseSemaphore } from './lease-semaphore.service';
-import { RoutePacer } from './route-pacer.service';
+import { bullConnection, closeBullConnection, RedisModule } from '@gateway/redis';
 import { OutcomeDelivery } from './outcome-delivery.service';
-import { IdempotencyStore } from './idempotency-store';
-import { ChunkStreams } from './chunk-streams';
 import { QueueOverview } from './queue-overview.service';
 import { PendingRecords } from './pending-records.service';
 import { UsageLedger } from './usage-ledger.service';
-import { RefusedCalls } from './refused-calls.service';
-import { bullConnection, closeBullConnection } from './redis-connections';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
 
-const SERVICES = [
-  GatewayRedis,
-  OutcomeDelivery,
-  PendingRecords,
-  UsageLedger,
-  LeaseSemaphore,
-  RoutePacer,
-  IdempotencyStore,
-  ChunkStreams,
-  QueueOverview,
-  RefusedCalls,
-];
+const SERVICES = [OutcomeDelivery, PendingRecords, UsageLedger, QueueOverview];
 
 /** Closes the queues' shared connection when it is a Redis Cluster's, which BullMQ borrows and leaves open. */
 @Injectable()
@@ -43,7 +26,10 @@ class SharedBullConnection implements OnApplicationShutdown {
 /** Entries each queue's BullMQ event stream keeps. */
 const EVENTS_KEPT = 1_000;
 
-/** BullMQ connection and every queue of the catalogue. `role` picks the connection policy (docs/operations.md). */
+/**
+ * BullMQ connection and every queue of the catalogue, with the shared Redis (RedisModule). `role` picks the
+ * connection policy (docs/operations.md).
+ */
 @Module({})
 export class QueueModule {
   static forRoot(role: 'producer' | 'worker'): DynamicModule {
@@ -61,9 +47,9 @@ export class QueueModule {
     return {
       global: true,
       module: QueueModule,
-      imports: [bull, queues],
+      imports: [RedisModule, bull, queues],
       providers: [...SERVICES, SharedBullConnection],
-      exports: [bull, queues, ...SERVICES],
+      exports: [RedisModule, bull, queues, ...SERVICES],
     };
   }
 
@@ -73,7 +59,13 @@ export class QueueModule {
    * error after it has dropped its listeners, which ends the process.
    */
   static forCommands(): DynamicModule {
-    const providers = [GatewayRedis, PendingRecords, UsageLedger];
-    return { global: true, module: QueueModule, providers, exports: providers };
+    const providers = [PendingRecords, UsageLedger];
+    return {
+      global: true,
+      module: QueueModule,
+      imports: [RedisModule],
+      providers,
+      exports: [RedisModule, ...providers],
+    };
   }
 }

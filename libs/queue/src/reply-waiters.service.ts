@@ -1,11 +1,10 @@
 import { AppConfig, GatewayError, LOGGER, newId, syncDeadlineMs } from '@gateway/common';
+import { createRedis, GatewayRedis } from '@gateway/redis';
 import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { Logger } from 'pino';
 import { TaskOutcome, TaskQueueName } from './job-contracts';
 import { decodeOutcome } from './outcome-codec';
-import { createRedis } from './redis-connections';
-import { RedisKeys } from './redis-keys';
 import { TaskQueues } from './task-queues.service';
 
 /** A task's final outcome if it has one: delivered (Redis) or recorded (MongoDB). */
@@ -49,12 +48,13 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     private readonly config: AppConfig,
+    redis: GatewayRedis,
     private readonly queues: TaskQueues,
     @Inject(OUTCOME_LOOKUP) private readonly outcomes: OutcomeLookup,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.instanceId = config.INSTANCE_ID ?? newId('inst');
-    this.channel = new RedisKeys(config.redisKeyPrefix).replyChannel(this.instanceId);
+    this.channel = redis.keys.replyChannel(this.instanceId);
   }
 
   async onModuleInit(): Promise<void> {

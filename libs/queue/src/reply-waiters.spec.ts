@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { AppConfig } from '@gateway/common';
+import { GatewayRedis, RedisKeys } from '@gateway/redis';
 import pino from 'pino';
 import { QueueName, TaskOutcome } from './job-contracts';
 import { encodeOutcome } from './outcome-codec';
@@ -70,7 +71,8 @@ describe('ReplyWaiters', () => {
     subscriber = new FakeSubscriber();
     outcomes = new FakeOutcomes();
     queues = new FakeQueues(outcomes);
-    waiters = new ReplyWaiters(config, queues as unknown as TaskQueues, outcomes, pino({ level: 'silent' }));
+    const redis = { keys: new RedisKeys(config.redisKeyPrefix) } as GatewayRedis;
+    waiters = new ReplyWaiters(config, redis, queues as unknown as TaskQueues, outcomes, pino({ level: 'silent' }));
     await waiters.listen(subscriber as unknown as ReplySubscriber);
   });
 

@@ -1,25 +1,20 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { AppConfig } from '@gateway/common';
-import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
+import { GatewayRedis } from '@gateway/redis';
 import { QueueName, TaskQueueName } from './job-contracts';
 
 /** The BullMQ queue of each task endpoint: jobs are added here, and looked at again when a reply went missing. */
 @Injectable()
 export class TaskQueues {
   private readonly byName: Record<TaskQueueName, Queue>;
-  private readonly keys: RedisKeys;
 
   constructor(
     @InjectQueue(QueueName.Embeddings) embeddings: Queue,
     @InjectQueue(QueueName.Chat) chat: Queue,
     @InjectQueue(QueueName.ImageEdit) imageEdit: Queue,
     private readonly redis: GatewayRedis,
-    config: AppConfig,
   ) {
-    this.keys = new RedisKeys(config.redisKeyPrefix);
     this.byName = { [QueueName.Embeddings]: embeddings, [QueueName.Chat]: chat, [QueueName.ImageEdit]: imageEdit };
   }
 
@@ -41,7 +36,7 @@ export class TaskQueues {
     for (const taskId of taskIds) {
       // A job hash always has its timestamp; finishedOn appears when it completes or fails for good.
       pipeline.hmget(bull.toKey(taskId), 'timestamp', 'finishedOn');
-      pipeline.exists(this.keys.outcome(taskId));
+      pipeline.exists(this.redis.keys.outcome(taskId));
     }
     const replies = (await pipeline.exec()) ?? [];
     return new Set(

@@ -1,37 +1,46 @@
-import { AppConfig, LatencyHistogram, latencyBucket, randomBase62 } from '@gateway/common';
+import { LatencyHistogram, latencyBucket, randomBase62 } from '@gateway/common';
+import { defineScript, GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
-import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
+import type Redis from 'ioredis';
 
 /**
  * The batch to fold: the one a fold that did not finish left (same id, so the roll-ups it reached skip it), or else
  * everything counted since, renamed so counting goes on into a fresh hash. KEYS: pending, folding, fold id. ARGV: a
  * new batch's id.
  */
-const TAKE_BATCH = `
+const TAKE_BATCH = defineScript<
+  [pending: string, folding: string, foldId: string],
+  [newId: string],
+  [id: string, fields: string[]] | null
+>({
+  name: 'takeUsageBatch',
+  keys: 3,
+  lua: `
 if redis.call('EXISTS', KEYS[2]) == 0 then
   if redis.call('EXISTS', KEYS[1]) == 0 then return false end
   redis.call('RENAME', KEYS[1], KEYS[2])
   redis.call('SET', KEYS[3], ARGV[1])
 end
-return {redis.call('GET', KEYS[3]) or ARGV[1], redis.call('HGETALL', KEYS[2])}`;
+return {redis.call('GET', KEYS[3]) or ARGV[1], redis.call('HGETALL', KEYS[2])}`,
+});
 
 /** Ends batch ARGV[1] once every roll-up has it. KEYS: folding, fold id. */
-const FINISH_BATCH = `
+const FINISH_BATCH = defineScript<[folding: string, foldId: string], [id: string], 1>({
+  name: 'finishUsageBatch',
+  keys: 2,
+  lua: `
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
-return 1`;
+return 1`,
+});
 
 /** Releases the fold lease if ARGV[1] still holds it. KEYS: lease. */
-const RELEASE = `
+const RELEASE = defineScript<[lease: string], [token: string], 1>({
+  name: 'releaseFoldLease',
+  keys: 1,
+  lua: `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1`;
-
-type LedgerRedis = Redis & {
-  takeUsageBatch(pending: string, folding: string, foldId: string, newId: string): Promise<[string, string[]] | null>;
-  finishUsageBatch(folding: string, foldId: string, id: string): Promise<number>;
-  releaseFoldLease(lease: string, token: string): Promise<number>;
-};
+return 1`,
+});
 
 /** What a roll-up counts, all integers; cost in nanos of the catalog currency. */
 export const USAGE_COUNTERS = ['calls', 'errors', 'promptTokens', 'completionTokens', 'images', 'costNanos'] as const;
@@ -77,15 +86,12 @@ export function usageFields(
  */
 @Injectable()
 export class UsageLedger {
-  private readonly redis: LedgerRedis;
+  private readonly redis: Redis;
   private readonly keys: RedisKeys;
 
-  constructor(config: AppConfig, redis: GatewayRedis) {
-    this.redis = redis.client as LedgerRedis;
-    this.redis.defineCommand('takeUsageBatch', { numberOfKeys: 3, lua: TAKE_BATCH });
-    this.redis.defineCommand('finishUsageBatch', { numberOfKeys: 2, lua: FINISH_BATCH });
-    this.redis.defineCommand('releaseFoldLease', { numberOfKeys: 1, lua: RELEASE });
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+  constructor(redis: GatewayRedis) {
+    this.redis = redis.client;
+    this.keys = redis.keys;
   }
 
   /** The fold lease for `ms`, or null while another process holds it; pass the token to release it. */
@@ -96,16 +102,15 @@ export class UsageLedger {
   }
 
   async release(token: string): Promise<void> {
-    await this.redis.releaseFoldLease(this.keys.usageFoldLease(), token);
+    await RELEASE.run(this.redis, [this.keys.usageFoldLease()], [token]);
   }
 
   /** The batch to fold next, or null when nothing is counted; hold the lease. */
   async takeBatch(): Promise<UsageBatch | null> {
-    const taken = await this.redis.takeUsageBatch(
-      this.keys.usagePending(),
-      this.keys.usageFolding(),
-      this.keys.usageFoldId(),
-      randomBase62(16),
+    const taken = await TAKE_BATCH.run(
+      this.redis,
+      [this.keys.usagePending(), this.keys.usageFolding(), this.keys.usageFoldId()],
+      [randomBase62(16)],
     );
     if (!taken) return null;
     const [id, flat] = taken;
@@ -114,7 +119,7 @@ export class UsageLedger {
 
   /** The batch is in every roll-up it names. */
   async finishBatch(id: string): Promise<void> {
-    await this.redis.finishUsageBatch(this.keys.usageFolding(), this.keys.usageFoldId(), id);
+    await FINISH_BATCH.run(this.redis, [this.keys.usageFolding(), this.keys.usageFoldId()], [id]);
   }
 
   /** Whether usage of `day` is counted and not folded yet. */

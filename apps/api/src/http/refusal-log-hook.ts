@@ -1,4 +1,4 @@
-import { RefusedCalls } from '@gateway/queue';
+import { RefusedCalls } from '@gateway/redis';
 import { AuthenticatedRequest } from '@gateway/tenancy';
 import type { FastifyInstance } from 'fastify';
 

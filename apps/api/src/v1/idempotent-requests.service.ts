@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig, GatewayError, newId, syncDeadlineMs } from '@gateway/common';
-import { IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { JobDispatcher, TaskOutcome, TaskQueueName } from '@gateway/queue';
+import { IdempotencyEntry, IdempotencyStore } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { FinalOutcomes } from './tasks/final-outcomes.service';

@@ -1,5 +1,6 @@
 import { AppConfig, GatewayError } from '@gateway/common';
-import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore, JobDispatcher, TaskOutcome } from '@gateway/queue';
+import { JobDispatcher, TaskOutcome } from '@gateway/queue';
+import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '@gateway/redis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EnqueueHooks, IdempotentCall, IdempotentRequests } from './idempotent-requests.service';
 import { FinalOutcomes } from './tasks/final-outcomes.service';

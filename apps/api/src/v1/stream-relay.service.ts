@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig, GatewayError, LOGGER, toEnvelope } from '@gateway/common';
-import { ChunkStreams, StreamEntry } from '@gateway/queue';
+import { ChunkStreams, StreamEntry } from '@gateway/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'pino';

@@ -3,15 +3,8 @@ import { EventEmitter } from 'node:events';
 import { AppConfig, GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
 import { TasksRepository } from '@gateway/db';
-import {
-  Admission,
-  EmbeddingsJob,
-  IdempotencyClaim,
-  IdempotencyEntry,
-  IdempotencyStore,
-  JobDispatcher,
-  TaskOutcome,
-} from '@gateway/queue';
+import { Admission, EmbeddingsJob, JobDispatcher, TaskOutcome } from '@gateway/queue';
+import { IdempotencyClaim, IdempotencyEntry, IdempotencyStore } from '@gateway/redis';
 import { LimitsService, Principal } from '@gateway/tenancy';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';

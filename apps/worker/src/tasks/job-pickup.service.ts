@@ -1,5 +1,6 @@
 import { AppConfig, LOGGER } from '@gateway/common';
-import { bullConnection, closeBullConnection, TaskQueueName } from '@gateway/queue';
+import { TaskQueueName } from '@gateway/queue';
+import { bullConnection, closeBullConnection } from '@gateway/redis';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Job, Worker, WorkerOptions } from 'bullmq';

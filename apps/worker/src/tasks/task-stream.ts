@@ -1,5 +1,5 @@
 import { GatewayError } from '@gateway/common';
-import { ChunkStreams, StreamEntry } from '@gateway/queue';
+import { ChunkStreams, StreamEntry } from '@gateway/redis';
 
 /** What a streamed task's producer is given. */
 export interface TaskStreamSink {

@@ -1,5 +1,5 @@
-import { GatewayRedis, RedisKeys } from '@gateway/queue';
-import { AppConfig, utcDay, utcDaysBefore } from '@gateway/common';
+import { GatewayRedis, RedisKeys } from '@gateway/redis';
+import { utcDay, utcDaysBefore } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
@@ -91,12 +91,11 @@ export class FeedPages {
   private readonly rowInserter: GroupCommitInserter<FeedRow>;
 
   constructor(
-    config: AppConfig,
     private readonly redis: GatewayRedis,
     @InjectModel(FeedDirectory.name) private readonly directory: Model<FeedDirectory>,
     @InjectModel(FeedRow.name) private readonly rows: Model<FeedRow>,
   ) {
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.keys = redis.keys;
     this.rowInserter = new GroupCommitInserter<FeedRow>(() => this.rows.collection as never);
   }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppConfig, LOGGER } from '@gateway/common';
-import { TASK_QUEUES } from '@gateway/queue';
+import { ENDPOINTS } from '@gateway/contracts';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Logger } from 'pino';
 import { ProviderError } from '../provider.types';
@@ -14,8 +14,8 @@ import {
   LocalModelRequestError,
 } from './models/local-model-host';
 
-/** Every task queue may reach a local model (image-edit through prompt_extend). */
-const QUEUES_USING_LOCAL_MODELS: readonly string[] = TASK_QUEUES;
+/** Every task queue, each endpoint's, may reach a local model (image-edit through prompt_extend). */
+const QUEUES_USING_LOCAL_MODELS: readonly string[] = Object.values(ENDPOINTS).map((endpoint) => endpoint.queue);
 
 /** What scripts/models.js writes next to the model files: where each one is. */
 interface ModelsManifest {

@@ -1,6 +1,6 @@
 import { AppConfig, GatewayError, LOGGER } from '@gateway/common';
 import { ApiKeysRepository, ApplicationsRepository, UsersRepository } from '@gateway/db';
-import { GatewayRedis, RedisKeys } from '@gateway/queue';
+import { GatewayRedis } from '@gateway/redis';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Logger } from 'pino';
@@ -49,7 +49,7 @@ export class ApiKeyAuthService {
       if ('invalid' in entry) options.ttl = INVALID_TTL_MS;
       return entry;
     });
-    this.throttle = new ApiKeyThrottle(redis.client, new RedisKeys(config.redisKeyPrefix));
+    this.throttle = new ApiKeyThrottle(redis);
   }
 
   /** `known` hears the application of a key that exists but is refused (expired past its grace). */

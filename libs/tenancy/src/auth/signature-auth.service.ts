@@ -1,6 +1,6 @@
 import { AppConfig, GatewayError } from '@gateway/common';
 import { ApplicationsRepository, UsersRepository } from '@gateway/db';
-import { GatewayRedis, RedisKeys } from '@gateway/queue';
+import { GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -67,7 +67,7 @@ export class SignatureAuthService {
     private readonly users: UsersRepository,
   ) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.keys = redis.keys;
     this.signers = createAuthCache<Signer>(config.AUTH_CACHE_TTL_MS, 10_000, async (appId) => {
       const app = await this.applications.findById(appId);
       if (!app || app.status !== 'active') return { missing: true };

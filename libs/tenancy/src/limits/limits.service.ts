@@ -1,8 +1,10 @@
 import { AppConfig, ErrorCode, formatNanos, GatewayError, randomBase62 } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { Admission, BudgetCounter, BudgetCrossing, GatewayRedis, RedisKeys } from '@gateway/queue';
+// What an admission holds travels in the task's job (TaskEnvelope.admission): job contracts.
+import type { Admission, BudgetCounter, BudgetCrossing } from '@gateway/queue';
+import { defineScript, GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { Principal } from '../auth/principal';
 import { budgetKeyTtlSeconds, budgetPeriodOf, secondsToBudgetReset } from './budget';
 
@@ -27,7 +29,26 @@ type RefusalCode = Exclude<(typeof AdmitCode)[keyof typeof AdmitCode], typeof Ad
  * Returns {code, dailyUsed, budget} with an AdmitCode, interpolated below so both sides read the same names, and
  * for a budget refusal which budget (1-based, in KEYS order) refused.
  */
-const ADMIT = `
+const ADMIT = defineScript<
+  [daily: string, minute: string, concurrency: string, tokens: string, ...budgetsSpent: string[]],
+  [
+    dailyLimit: number,
+    rpm: number,
+    concurrency: number,
+    tokenQuota: number,
+    leaseId: string,
+    leaseMs: number,
+    tokens: number,
+    dailyTtlSeconds: number,
+    costNanos: number,
+    ...budgetAmountsAndTtls: number[],
+  ],
+  [RefusalCode | typeof AdmitCode.Admitted, number, number?]
+>({
+  name: 'admitRequest',
+  // The key count varies with the budgets an application has, so it is sent with each call.
+  keys: 'variable',
+  lua: `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local daily, rpm, conc, quota = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -61,7 +82,8 @@ for j = 1, #KEYS - 4 do
   redis.call('INCRBY', KEYS[4 + j], cost)
   redis.call('EXPIRE', KEYS[4 + j], tonumber(ARGV[9 + 2 * j]))
 end
-return {${AdmitCode.Admitted}, used}`;
+return {${AdmitCode.Admitted}, used}`,
+});
 
 /**
  * Corrects each budget counter a task was admitted against by (real cost − reservation), and marks the first time in
@@ -70,7 +92,10 @@ return {${AdmitCode.Admitted}, used}`;
  * ARGV: the correction (nanos), then per budget its amount (nanos) and its counters' ttl (s).
  * Returns, flat, {budget (1-based), threshold, spent} for each threshold newly reached.
  */
-const SETTLE_BUDGET = `
+const SETTLE_BUDGET = defineScript<string[], [deltaNanos: number, ...amountsAndTtls: number[]], number[]>({
+  name: 'settleBudget',
+  keys: 'variable',
+  lua: `
 local delta = tonumber(ARGV[1])
 local crossed = {}
 for j = 1, #KEYS / 2 do
@@ -88,15 +113,8 @@ for j = 1, #KEYS / 2 do
     end
   end
 end
-return crossed`;
-
-type LimitsRedis = Redis & {
-  admitRequest(
-    keyCount: number,
-    ...args: (string | number)[]
-  ): Promise<[RefusalCode | typeof AdmitCode.Admitted, number, number?]>;
-  settleBudget(keyCount: number, ...args: (string | number)[]): Promise<number[]>;
-};
+return crossed`,
+});
 
 /** What an admitted request holds until it ends: its tokens, and its worst-case cost for a budget. */
 export interface AdmissionReserve {
@@ -129,7 +147,7 @@ const REJECTIONS = {
 /** Daily calls, requests per minute, concurrency slots and token quota, shared by every api instance and worker. */
 @Injectable()
 export class LimitsService {
-  private readonly redis: LimitsRedis;
+  private readonly redis: Redis;
   private readonly keys: RedisKeys;
   private readonly leaseMs: number;
 
@@ -138,11 +156,10 @@ export class LimitsService {
     redis: GatewayRedis,
     private readonly metrics: MetricsService,
   ) {
-    this.redis = redis.client as LimitsRedis;
-    // The key count varies with the budgets an application has, so it is passed first.
-    this.redis.defineCommand('admitRequest', { lua: ADMIT });
-    this.redis.defineCommand('settleBudget', { lua: SETTLE_BUDGET });
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.redis = redis.client;
+    // Settling runs in a pipeline, which has the scripts its client had when it was made.
+    SETTLE_BUDGET.defineOn(this.redis);
+    this.keys = redis.keys;
     this.leaseMs = config.CONCURRENCY_LEASE_MS;
   }
 
@@ -162,20 +179,21 @@ export class LimitsService {
     const counters = noBudget ? [] : this.budgetCounters(principal, now);
     const tokens = tokenQuota || counters.length > 0 ? reserve.tokens() : 0;
     const cost = counters.length > 0 ? reserve.costNanos(tokens) : 0;
-    const [code, dailyUsed, refusedBudget] = await this.redis.admitRequest(
-      4 + counters.length,
-      ...this.scriptKeys(principal.appId, now),
-      ...counters.map((counter) => counter.key),
-      dailyCallLimit,
-      requestsPerMinute,
-      concurrencyLimit,
-      tokenQuota,
-      leaseId,
-      this.leaseMs,
-      tokenQuota ? tokens : 0,
-      2 * 86_400,
-      cost,
-      ...counters.flatMap((counter) => [counter.amountNanos, budgetKeyTtlSeconds(counter.period)]),
+    const [code, dailyUsed, refusedBudget] = await ADMIT.run(
+      this.redis,
+      [...this.scriptKeys(principal.appId, now), ...counters.map((counter) => counter.key)],
+      [
+        dailyCallLimit,
+        requestsPerMinute,
+        concurrencyLimit,
+        tokenQuota,
+        leaseId,
+        this.leaseMs,
+        tokenQuota ? tokens : 0,
+        2 * 86_400,
+        cost,
+        ...counters.flatMap((counter) => [counter.amountNanos, budgetKeyTtlSeconds(counter.period)]),
+      ],
     );
     const rateLimit = dailyCallLimit
       ? {
@@ -237,19 +255,19 @@ export class LimitsService {
     costNanos = 0,
   ): Promise<BudgetCrossing[]> {
     if (!admission?.leaseId && !admission?.reservedTokens && !admission?.budget) return [];
-    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & {
-      settleBudget(keyCount: number, ...args: (string | number)[]): unknown;
-    };
+    const pipeline = this.redis.pipeline();
     if (admission.leaseId) pipeline.zrem(this.keys.concurrencyLeases(appId), admission.leaseId);
     if (admission.reservedTokens !== undefined)
       pipeline.incrby(this.keys.tokenUsage(appId), usedTokens - admission.reservedTokens);
     const { budget } = admission;
     if (budget) {
-      pipeline.settleBudget(
-        2 * budget.counters.length,
-        ...budget.counters.flatMap((counter) => [counter.key, `${counter.key}:announced`]),
-        costNanos - budget.reservedNanos,
-        ...budget.counters.flatMap((counter) => [counter.amountNanos, budgetKeyTtlSeconds(counter.period)]),
+      SETTLE_BUDGET.queue(
+        pipeline,
+        budget.counters.flatMap((counter) => [counter.key, `${counter.key}:announced`]),
+        [
+          costNanos - budget.reservedNanos,
+          ...budget.counters.flatMap((counter) => [counter.amountNanos, budgetKeyTtlSeconds(counter.period)]),
+        ],
       );
     }
     const results = (await pipeline.exec()) ?? [];

@@ -1,6 +1,6 @@
 import { AppConfig, GatewayError, newId, randomBase62 } from '@gateway/common';
 import { InvitationsRepository, UserRecord, UserRole, UsersRepository } from '@gateway/db';
-import { GatewayRedis, RedisKeys } from '@gateway/queue';
+import { GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import Redis from 'ioredis';
@@ -46,9 +46,9 @@ export class ConsoleSessionsService {
     private readonly invitations: InvitationsRepository,
   ) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.keys = redis.keys;
     this.signup = config.CONSOLE_SIGNUP;
-    this.throttle = new SignInThrottle(this.redis, this.keys);
+    this.throttle = new SignInThrottle(redis);
   }
 
   /**

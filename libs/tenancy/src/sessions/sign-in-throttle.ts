@@ -1,6 +1,5 @@
 import { GatewayError } from '@gateway/common';
-import { RedisKeys } from '@gateway/queue';
-import Redis from 'ioredis';
+import { defineScript, GatewayRedis } from '@gateway/redis';
 
 /** Failed sign-ins one address may make for one account in a window: the account's owner never shares this count. */
 export const PAIR_FAILURES_ALLOWED = 10;
@@ -18,6 +17,16 @@ const KNOWN_ADDRESS_SECONDS = 30 * 86_400;
 /** What the reservation script answers: reserved, or the throttle that refused, with the seconds until it allows. */
 const Verdict = { Reserved: 0, Pair: 1, Address: 2, Account: 3 } as const;
 
+/** ARGV of the reservation and the failure: the throttles' limits, in this order. */
+type Limits = [
+  pairAllowed: number,
+  addressAllowed: number,
+  accountFailuresBeforeDelay: number,
+  windowSeconds: number,
+  delayBaseMs: number,
+  delayMaxMs: number,
+];
+
 const DELAY = `
 local function delay(failures)
   return math.min(tonumber(ARGV[5]) * 2 ^ (failures - tonumber(ARGV[3])), tonumber(ARGV[6]))
@@ -30,7 +39,14 @@ end`;
  * ARGV: pair limit, address limit, account failures before delay, window (s), delay base (ms), delay max (ms).
  * Returns {verdict, retryAfterSeconds}.
  */
-const RESERVE = `${DELAY}
+const RESERVE = defineScript<
+  [pair: string, address: string, account: string, delayUntil: string, knownAddress: string],
+  Limits,
+  [verdict: number, retryAfterSeconds: number]
+>({
+  name: 'reserveSignIn',
+  keys: 5,
+  lua: `${DELAY}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return {${Verdict.Pair}, redis.call('TTL', KEYS[1])} end
@@ -47,39 +63,46 @@ for i = 1, 3 do
   redis.call('INCR', KEYS[i])
   redis.call('EXPIRE', KEYS[i], tonumber(ARGV[4]))
 end
-return {${Verdict.Reserved}, 0}`;
+return {${Verdict.Reserved}, 0}`,
+});
 
 /**
  * A failed attempt stays counted; once the account has failed often enough, its next attempt from an unknown
  * address waits from now. KEYS: account failures, account delay-until. ARGV as RESERVE's.
  */
-const FAIL = `${DELAY}
+const FAIL = defineScript<[account: string, delayUntil: string], Limits, number>({
+  name: 'failSignIn',
+  keys: 2,
+  lua: `${DELAY}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local account = tonumber(redis.call('GET', KEYS[1]) or '0')
 if account >= tonumber(ARGV[3]) then
   redis.call('SET', KEYS[2], now + math.floor(delay(account)), 'PX', tonumber(ARGV[4]) * 1000)
 end
-return account`;
+return account`,
+});
 
 /**
  * A successful attempt is no failure: the pair's count is forgotten, the reserved counts given back, and the address
  * becomes known to the account. The account's other failures stay, so a sign-in by its owner does not hand an
  * attacker fresh attempts. KEYS: pair, address, account failures, known address. ARGV: known-address ttl (s).
  */
-const SUCCEED = `
+const SUCCEED = defineScript<
+  [pair: string, address: string, account: string, knownAddress: string],
+  [knownAddressSeconds: number],
+  0
+>({
+  name: 'succeedSignIn',
+  keys: 4,
+  lua: `
 redis.call('DEL', KEYS[1])
 for i = 2, 3 do
   if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
 end
 redis.call('SET', KEYS[4], '1', 'EX', tonumber(ARGV[1]))
-return 0`;
-
-type ThrottleRedis = Redis & {
-  reserveSignIn(...args: (string | number)[]): Promise<[number, number]>;
-  failSignIn(...args: (string | number)[]): Promise<number>;
-  succeedSignIn(...args: (string | number)[]): Promise<number>;
-};
+return 0`,
+});
 
 /** One sign-in attempt, reserved before its password is verified; it ends as a failure or a success. */
 export interface SignInAttempt {
@@ -93,8 +116,7 @@ export interface SignInAttempt {
  * failures made by someone else do not keep an account's owner out.
  */
 export class SignInThrottle {
-  private readonly redis: ThrottleRedis;
-  private readonly limits: (string | number)[] = [
+  private readonly limits: Limits = [
     PAIR_FAILURES_ALLOWED,
     ADDRESS_FAILURES_ALLOWED,
     ACCOUNT_FAILURES_BEFORE_DELAY,
@@ -103,30 +125,20 @@ export class SignInThrottle {
     ACCOUNT_DELAY_MAX_MS,
   ];
 
-  constructor(
-    redis: Redis,
-    private readonly keys: RedisKeys,
-  ) {
-    this.redis = redis as ThrottleRedis;
-    this.redis.defineCommand('reserveSignIn', { numberOfKeys: 5, lua: RESERVE });
-    this.redis.defineCommand('failSignIn', { numberOfKeys: 2, lua: FAIL });
-    this.redis.defineCommand('succeedSignIn', { numberOfKeys: 4, lua: SUCCEED });
-  }
+  constructor(private readonly redis: GatewayRedis) {}
 
   /** Reserves an attempt for `email` (normalized) from `address`, or throws 429 RateLimited with Retry-After. */
   async reserve(email: string, address: string): Promise<SignInAttempt> {
-    const pair = this.keys.loginFailuresPair(email, address);
-    const fromAddress = this.keys.loginFailuresFrom(address);
-    const account = this.keys.loginFailures(email);
-    const delayUntil = this.keys.loginDelayUntil(email);
-    const known = this.keys.loginKnownAddress(email, address);
-    const [verdict, retryAfter] = await this.redis.reserveSignIn(
-      pair,
-      fromAddress,
-      account,
-      delayUntil,
-      known,
-      ...this.limits,
+    const { keys } = this.redis;
+    const pair = keys.loginFailuresPair(email, address);
+    const fromAddress = keys.loginFailuresFrom(address);
+    const account = keys.loginFailures(email);
+    const delayUntil = keys.loginDelayUntil(email);
+    const known = keys.loginKnownAddress(email, address);
+    const [verdict, retryAfter] = await this.redis.run(
+      RESERVE,
+      [pair, fromAddress, account, delayUntil, known],
+      this.limits,
     );
     if (verdict !== Verdict.Reserved) {
       throw new GatewayError('RateLimited', REFUSALS[verdict], {
@@ -135,10 +147,10 @@ export class SignInThrottle {
     }
     return {
       failed: async () => {
-        await this.redis.failSignIn(account, delayUntil, ...this.limits);
+        await this.redis.run(FAIL, [account, delayUntil], this.limits);
       },
       succeeded: async () => {
-        await this.redis.succeedSignIn(pair, fromAddress, account, known, KNOWN_ADDRESS_SECONDS);
+        await this.redis.run(SUCCEED, [pair, fromAddress, account, known], [KNOWN_ADDRESS_SECONDS]);
       },
     };
   }

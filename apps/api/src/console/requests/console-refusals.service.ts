@@ -1,6 +1,6 @@
 import { GatewayError, utcDay } from '@gateway/common';
 import { ApplicationsRepository } from '@gateway/db';
-import { RefusedCall, RefusedCalls, REFUSALS_KEPT } from '@gateway/queue';
+import { RefusedCall, RefusedCalls, REFUSALS_KEPT } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 
 /** At most this many refused calls are shown per page (the lists keep REFUSALS_KEPT). */

@@ -1,5 +1,5 @@
 import type { ResponsesAnswer, ResponsesStreamEvent } from '@gateway/providers';
-import type { StreamEntry } from '@gateway/queue';
+import type { StreamEntry } from '@gateway/redis';
 import { passedThroughResponse } from './passed-through';
 import { PassedThroughEventStream } from './passed-through-events';
 import type { ResponsesTask } from './response-object';

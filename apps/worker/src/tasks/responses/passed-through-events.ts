@@ -1,6 +1,6 @@
 import { outputItemId, ResponseObject } from '@gateway/contracts';
 import type { ResponsesAnswer, ResponsesStreamEvent } from '@gateway/providers';
-import type { StreamEntry } from '@gateway/queue';
+import type { StreamEntry } from '@gateway/redis';
 import { idPrefixOf, passedThroughResponse } from './passed-through';
 import { ResponseEventWriter } from './response-event-writer';
 import { responseObject, ResponsesTask } from './response-object';

@@ -1,5 +1,5 @@
 import type { ResponseObject } from '@gateway/contracts';
-import type { StreamEntry } from '@gateway/queue';
+import type { StreamEntry } from '@gateway/redis';
 import { responseObject, ResponsesTask } from './response-object';
 
 /**

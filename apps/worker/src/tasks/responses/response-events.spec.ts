@@ -1,5 +1,5 @@
 import type { ChatAnswer, ChatChunk } from '@gateway/providers';
-import type { StreamEntry } from '@gateway/queue';
+import type { StreamEntry } from '@gateway/redis';
 import { ResponseEventStream } from './response-events';
 import { finalResponse, ResponsesTask } from './response-object';
 

@@ -7,7 +7,7 @@ import {
   ResponsesOutputMessage,
 } from '@gateway/contracts';
 import type { ChatAnswer, ChatChunk } from '@gateway/providers';
-import type { StreamEntry } from '@gateway/queue';
+import type { StreamEntry } from '@gateway/redis';
 import { ResponseEventWriter } from './response-event-writer';
 import { endingOf, finalResponse, itemStatusOf, ResponsesTask } from './response-object';
 

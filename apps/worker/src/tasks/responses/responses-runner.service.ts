@@ -1,6 +1,6 @@
 import { ResponseObject, UpstreamAttempt } from '@gateway/contracts';
 import { isResponsesAnswer, ProviderRouter, RespondAnswer, RespondCall, RoutedAnswer } from '@gateway/providers';
-import { ChunkStreams } from '@gateway/queue';
+import { ChunkStreams } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import { intoTaskStream } from '../task-stream';
 import { PassedThroughEventStream } from './passed-through-events';

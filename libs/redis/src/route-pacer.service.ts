@@ -1,26 +1,24 @@
-import { AppConfig } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
+import { defineScript } from './redis-script';
 
 /**
  * Reserves the next free start ("next free slot", a GCRA that allows no burst): the key holds the earliest time the
  * following start may take, in µs on Redis's own clock, so workers with skewed clocks agree. A start further off than
  * ARGV[2] µs is refused and nothing is reserved; the key expires once that time has passed, when it means nothing.
  */
-const RESERVE = `
+const RESERVE = defineScript<[pace: string], [intervalUs: number, maxWaitUs: number], [number, number] | null>({
+  name: 'reserveStart',
+  keys: 1,
+  lua: `
 local now = redis.call('TIME')
 local nowUs = tonumber(now[1]) * 1000000 + tonumber(now[2])
 local startUs = math.max(nowUs, tonumber(redis.call('GET', KEYS[1]) or 0))
 if startUs - nowUs > tonumber(ARGV[2]) then return false end
 local nextUs = startUs + tonumber(ARGV[1])
 redis.call('SET', KEYS[1], string.format('%.0f', nextUs), 'PX', math.ceil((nextUs - nowUs) / 1000))
-return {startUs, startUs - nowUs}`;
-
-type PacerRedis = Redis & {
-  reserveStart(key: string, intervalUs: number, maxWaitUs: number): Promise<[number, number] | null>;
-};
+return {startUs, startUs - nowUs}`,
+});
 
 /** A reserved start: when, on Redis's clock, and how long the caller had to wait for it when it was reserved. */
 export interface Turn {
@@ -31,23 +29,16 @@ export interface Turn {
 /** Paces the starts of a route's calls to max_rps per second across every process on the Redis: one round trip a call. */
 @Injectable()
 export class RoutePacer {
-  private readonly redis: PacerRedis;
-  private readonly keys: RedisKeys;
-
-  constructor(config: AppConfig, redis: GatewayRedis) {
-    this.redis = redis.client as PacerRedis;
-    this.redis.defineCommand('reserveStart', { numberOfKeys: 1, lua: RESERVE });
-    this.keys = new RedisKeys(config.redisKeyPrefix);
-  }
+  constructor(private readonly redis: GatewayRedis) {}
 
   /** The route's next start, `1 / maxRps` s after the one before it, or null when it is more than maxWaitMs away. */
   async reserve(routeKey: string, maxRps: number, maxWaitMs: number): Promise<Turn | null> {
     // Rounded up, so the pace never exceeds maxRps.
     const intervalUs = Math.ceil(1_000_000 / maxRps);
-    const reply = await this.redis.reserveStart(
-      this.keys.routePace(routeKey),
-      intervalUs,
-      Math.max(0, Math.floor(maxWaitMs * 1000)),
+    const reply = await this.redis.run(
+      RESERVE,
+      [this.redis.keys.routePace(routeKey)],
+      [intervalUs, Math.max(0, Math.floor(maxWaitMs * 1000))],
     );
     return reply && { startsAtUs: reply[0], waitMs: reply[1] / 1000 };
   }

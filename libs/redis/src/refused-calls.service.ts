@@ -1,8 +1,7 @@
-import { AppConfig, LOGGER } from '@gateway/common';
+import { LOGGER } from '@gateway/common';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
 
 /** A /v1 call refused before the queue (400, 401 with a known caller, 403, 429, …): it has no task record. */
 export interface RefusedCall {
@@ -48,18 +47,14 @@ const BUFFER_LIMIT = 10_000;
  */
 @Injectable()
 export class RefusedCalls implements BeforeApplicationShutdown {
-  private readonly keys: RedisKeys;
   private buffer = new Map<string, { calls: RefusedCall[]; count: number }>();
   private buffered = 0;
   private timer?: NodeJS.Timeout;
 
   constructor(
-    config: AppConfig,
     private readonly redis: GatewayRedis,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {
-    this.keys = new RedisKeys(config.redisKeyPrefix);
-  }
+  ) {}
 
   /** Notes a refusal, to be written with the others within FLUSH_MS. */
   note(appId: string, call: RefusedCall): void {
@@ -83,8 +78,8 @@ export class RefusedCalls implements BeforeApplicationShutdown {
     this.buffered = 0;
     const pipeline = this.redis.client.pipeline();
     for (const [appId, { calls, count }] of batch) {
-      const list = this.keys.refusedCalls(appId);
-      const counter = this.keys.refusedCallCount(appId);
+      const list = this.redis.keys.refusedCalls(appId);
+      const counter = this.redis.keys.refusedCallCount(appId);
       if (calls.length > 0) {
         pipeline.lpush(list, ...calls.map((call) => JSON.stringify(call)));
         pipeline.ltrim(list, 0, REFUSALS_KEPT - 1);
@@ -105,9 +100,9 @@ export class RefusedCalls implements BeforeApplicationShutdown {
   async list(appId: string, limit: number, offset = 0): Promise<RefusedCallsPage> {
     const [[, rows], [, length], [, count]] = (await this.redis.client
       .multi()
-      .lrange(this.keys.refusedCalls(appId), offset, offset + limit - 1)
-      .llen(this.keys.refusedCalls(appId))
-      .get(this.keys.refusedCallCount(appId))
+      .lrange(this.redis.keys.refusedCalls(appId), offset, offset + limit - 1)
+      .llen(this.redis.keys.refusedCalls(appId))
+      .get(this.redis.keys.refusedCallCount(appId))
       .exec()) as [[null, string[]], [null, number], [null, string | null]];
     return {
       data: rows.map((row) => JSON.parse(row) as RefusedCall),

@@ -1,20 +1,18 @@
 import { AppConfig } from '@gateway/common';
 import { randomUUID } from 'node:crypto';
 import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
 import { RoutePacer } from './route-pacer.service';
 
 /** RoutePacer against the suite's Redis: two pacers stand for two workers, each with its own connection. */
 describe('RoutePacer', () => {
   const config = { REDIS_URL: process.env.TEST_REDIS_URL, redisKeyPrefix: `route-pacer-${randomUUID()}` } as AppConfig;
-  const keys = new RedisKeys(config.redisKeyPrefix);
   let connections: GatewayRedis[];
   let pacers: RoutePacer[];
   let route: string;
 
   beforeAll(() => {
     connections = [new GatewayRedis(config), new GatewayRedis(config)];
-    pacers = connections.map((redis) => new RoutePacer(config, redis));
+    pacers = connections.map((redis) => new RoutePacer(redis));
   });
 
   afterAll(() => Promise.all(connections.map((redis) => redis.onApplicationShutdown())));
@@ -62,11 +60,11 @@ describe('RoutePacer', () => {
 
   it('keeps no credit from an idle spell, and its key only until the next free turn has passed', async () => {
     await pacers[0].reserve(route, 5, 0);
-    const ttl = await connections[0].client.pttl(keys.routePace(route));
+    const ttl = await connections[0].client.pttl(connections[0].keys.routePace(route));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await connections[0].client.exists(keys.routePace(route))).toBe(0);
+    expect(await connections[0].client.exists(connections[0].keys.routePace(route))).toBe(0);
     // After the pause the first call goes at once and the second still waits its full interval.
     expect(await pacers[0].reserve(route, 5, 1_000)).toMatchObject({ waitMs: 0 });
     const second = await pacers[1].reserve(route, 5, 1_000);

@@ -1,8 +1,7 @@
-import { AppConfig } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
-import { RedisKeys } from './redis-keys';
+import type { RedisKeys } from './redis-keys';
 
 /** Who first sent an Idempotency-Key: the request's fingerprint and the task it started. */
 export interface IdempotencyEntry {
@@ -28,9 +27,9 @@ export class IdempotencyStore {
   private readonly redis: Redis;
   private readonly keys: RedisKeys;
 
-  constructor(config: AppConfig, redis: GatewayRedis) {
+  constructor(redis: GatewayRedis) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.keys = redis.keys;
   }
 
   /** Takes the key for `entry`, or returns whoever holds it. */

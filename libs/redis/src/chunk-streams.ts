@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { GatewayRedis } from './gateway-redis.service';
 import { createRedis } from './redis-connections';
-import { RedisKeys } from './redis-keys';
+import type { RedisKeys } from './redis-keys';
 
 /**
  * One entry of a task's stream: a chunk (JSON text, sent as one SSE event, named by `event` when the format names
@@ -35,7 +35,7 @@ export class ChunkStreams {
     redis: GatewayRedis,
   ) {
     this.redis = redis.client;
-    this.keys = new RedisKeys(config.redisKeyPrefix);
+    this.keys = redis.keys;
   }
 
   /** Appends an entry; answers whether the reader asked to stop. */
