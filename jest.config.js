@@ -14,6 +14,7 @@ const aliases = [
   'imaging',
   'webhooks',
   'outbound',
+  'local-imaging',
 ];
 
 module.exports = {

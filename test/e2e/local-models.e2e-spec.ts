@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { extendPrompt } from '@gateway/imaging';
+import { extendPrompt } from '@gateway/local-imaging';
 import { createApplication, postJson, ROOT, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 import { ensureLocalModels } from '../helpers/client-calls';
 import { dataUri, editBody, solidPng } from '../helpers/images';

@@ -1,5 +1,5 @@
 export * from './input';
-export * from './engine';
+export * from './output';
 export * from './store/file-url-signer';
 export * from './store/image-store';
 export * from './imaging.module';

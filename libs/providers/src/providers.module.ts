@@ -1,4 +1,4 @@
-import { LocalEditEngine } from '@gateway/imaging';
+import { LocalEditEngine } from '@gateway/local-imaging';
 import { Module } from '@nestjs/common';
 import { DashScopeProvider } from './dashscope/dashscope.provider';
 import { LocalModels } from './local/local-models.service';

@@ -1,4 +1,4 @@
-import { mulberry32 } from '@gateway/imaging';
+import { mulberry32 } from '@gateway/local-imaging';
 
 /**
  * Vectors of a model's native size at any other size the catalog offers, for embedding models that are not

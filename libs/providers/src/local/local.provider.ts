@@ -1,6 +1,7 @@
 import type { ResolvedRoute } from '@gateway/catalog';
 import { AppConfig, LOGGER } from '@gateway/common';
-import { editedSize, extendPrompt, LocalEditEngine, outputGeometry } from '@gateway/imaging';
+import { outputGeometry } from '@gateway/imaging';
+import { editedSize, extendPrompt, LocalEditEngine } from '@gateway/local-imaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { Logger } from 'pino';
 import {

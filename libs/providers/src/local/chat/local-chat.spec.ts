@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ResolvedRoute } from '@gateway/catalog';
 import { loadConfig } from '@gateway/common';
-import { LocalEditEngine } from '@gateway/imaging';
+import { LocalEditEngine } from '@gateway/local-imaging';
 import type { ChatChoice, ChatFunctionTool, ChatRequestBody } from '@gateway/contracts';
 import pino from 'pino';
 import { ChatAnswer, ChatChunk, ProviderError } from '../../provider.types';

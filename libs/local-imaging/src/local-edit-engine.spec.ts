@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { OutputSize, outputGeometry } from './geometry';
+import { outputGeometry, OutputSize } from '@gateway/imaging';
 import { LocalEditEngine, LocalEditRequest } from './local-edit-engine';
 import {
   BLUE,
@@ -17,7 +17,7 @@ import {
   quadrantsPng,
   solidPng,
   standardDeviation,
-} from '../../../../test/fixtures/test-images';
+} from '../../../test/fixtures/test-images';
 
 const engine = new LocalEditEngine();
 

@@ -1,6 +1,5 @@
+import { OutputSize, pipelineOf, Raster, toRaster, transform } from '@gateway/imaging';
 // Fitting the edited picture to the exact output size without distorting it.
-import { OutputSize } from './geometry';
-import { Raster, pipelineOf, toRaster, transform } from './raster';
 
 /**
  * `cover`: filled edge to edge, the overflow cropped evenly; `contain`: the whole picture, centred over a blurred,

@@ -1,7 +1,6 @@
 // Borders and captions, drawn on the output-sized frame (or on one input before fusion, when a clause named it).
+import { drawCaption, Raster, solidRaster, transform } from '@gateway/imaging';
 import { Decoration } from './edit-plan';
-import { Raster, solidRaster, transform } from './raster';
-import { drawCaption } from './text-overlay';
 
 /** Share of the shorter side a border takes when no width was asked for. */
 const BORDER_SHARE = 0.025;

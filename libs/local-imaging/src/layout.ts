@@ -1,6 +1,6 @@
 // Pure geometry shared by the pixel edits and by editedSize, so a predicted size is the size the engine produces.
+import { OutputSize } from '@gateway/imaging';
 import { CropRegion, EditOperation, FusionPlan } from './edit-plan';
-import { OutputSize } from './geometry';
 
 export type Size = OutputSize;
 

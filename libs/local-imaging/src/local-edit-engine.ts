@@ -1,20 +1,18 @@
 // The embedded default image-edit "model": parses the instruction, edits the inputs with sharp, fits the result to
 // the output size and reports what it did. No network, no weights, byte-identical for the same inputs and seed.
 import { Injectable } from '@nestjs/common';
+import { decodeRaster, encodePng, OutputSize, Raster, watermark } from '@gateway/imaging';
 import { applyDecoration } from './decorations';
 import { EditOperation, EditPlan, FusionPlan, Language, PlannedStep, isDecoration } from './edit-plan';
 import { composeImages } from './fusion';
-import { OutputSize } from './geometry';
 import { imagesOf, parseInstruction } from './instruction-parser';
 import { withoutUnwanted } from './negative-prompt';
 import { describeFusion, describeOperation, imageName } from './operation-labels';
 import { applyOperation } from './operations';
 import { fitToOutput } from './output-fit';
-import { Raster, decodeRaster, encodePng } from './raster';
 import { revisedPrompt } from './revised-prompt';
 import { seededRandom } from './seeded-random';
 import { VariationTweak, applyToneCurve, applyVariationTweak, seededToneCurve, variationTweak } from './variation';
-import { watermark } from './watermark';
 
 export interface LocalEditRequest {
   /** 1–3 decoded inputs as buffers sharp can read (PNG/JPEG/WEBP/TIFF/GIF; the caller already converted BMP to PNG), in array order (图1, 图2, 图3). */

@@ -1,7 +1,7 @@
+import { decodeRaster, Raster } from '@gateway/imaging';
 import { blend, pictureInPicture, sideBySide, topAndBottom } from './fusion';
 import { LocalEditEngine, LocalEditRequest } from './local-edit-engine';
-import { Raster, decodeRaster } from './raster';
-import { BLUE, GREEN, RED, Rgb, near, pixelsOf, solidPng } from '../../../../test/fixtures/test-images';
+import { BLUE, GREEN, RED, Rgb, near, pixelsOf, solidPng } from '../../../test/fixtures/test-images';
 
 const engine = new LocalEditEngine();
 

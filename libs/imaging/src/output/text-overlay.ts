@@ -2,8 +2,12 @@
 // the watermark label. Pango falls back to any installed font that has the glyphs; with none (e.g. no CJK font),
 // it draws placeholder boxes rather than failing.
 import sharp from 'sharp';
-import { Rgb, TextPosition } from './edit-plan';
 import { Raster, solidRaster, transform } from './raster';
+
+/** A colour as red, green, blue bytes. */
+export type Rgb = readonly [number, number, number];
+/** Where a caption sits in the frame. */
+export type TextPosition = 'top' | 'center' | 'bottom';
 
 /**
  * Pango's family list, then the weight: the default sans for Latin text, then the CJK fonts npm start installs

@@ -1,6 +1,6 @@
 import { editedSize } from './edited-size';
 import { LocalEditEngine } from './local-edit-engine';
-import { noisyPng } from '../../../../test/fixtures/test-images';
+import { noisyPng } from '../../../test/fixtures/test-images';
 
 describe('editedSize', () => {
   const landscape = { width: 600, height: 400 };

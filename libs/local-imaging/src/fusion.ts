@@ -1,8 +1,8 @@
 // Combining several inputs into one picture at its natural size; fitting it to the output comes afterwards.
 import { OverlayOptions } from 'sharp';
+import { pipelineOf, Raster, solidRaster, toRaster, transform } from '@gateway/imaging';
 import { FusionPlan, Placement } from './edit-plan';
 import { Rectangle, Size, columnLayout, rowLayout } from './layout';
-import { Raster, pipelineOf, solidRaster, toRaster, transform } from './raster';
 
 /** `images` maps request positions (0-based) to decoded, already edited inputs. */
 export function composeImages(plan: FusionPlan, images: ReadonlyMap<number, Raster>): Promise<Raster> {

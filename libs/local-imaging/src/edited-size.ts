@@ -1,5 +1,5 @@
 // Predicting the shape of a local edit before running it.
-import { OutputSize } from './geometry';
+import { OutputSize } from '@gateway/imaging';
 import { parseInstruction } from './instruction-parser';
 import { fusedSize, sizeAfter } from './layout';
 import { withoutUnwanted } from './negative-prompt';

@@ -1,6 +1,8 @@
 // What the instruction parser understood: the local engine's to-do list, independent of any pixels.
 
-export type Rgb = readonly [number, number, number];
+import type { Rgb, TextPosition } from '@gateway/imaging';
+
+export type { Rgb, TextPosition };
 
 /** A colour named in the instruction, kept with its names so the revised prompt can repeat it in either language. */
 export interface NamedColor {
@@ -12,7 +14,6 @@ export interface NamedColor {
 export type CropRegion =
   'left' | 'right' | 'top' | 'bottom' | 'center' | 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 export type Placement = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right' | 'center';
-export type TextPosition = 'top' | 'center' | 'bottom';
 export type Adjustable = 'brightness' | 'contrast' | 'saturation';
 
 /** Edits of the picture content, applied in instruction order before the result is fitted to the output size. */

@@ -1,8 +1,5 @@
-export { outputGeometry } from './geometry';
-export type { OutputSize } from './geometry';
 export { LocalEditEngine } from './local-edit-engine';
 export type { LocalEditRequest, LocalEditResult } from './local-edit-engine';
-export { stampWatermark } from './watermark';
 export { extendPrompt } from './prompt-extend';
 export { editedSize } from './edited-size';
 export { mulberry32 } from './seeded-random';

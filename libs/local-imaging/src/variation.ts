@@ -1,7 +1,7 @@
 // How seed and variation show in the pixels. Variation 0 gets only a seeded tone curve too slight to see; variations
 // 1…n-1 are visibly different takes (tone, warmth, saturation, hue) applied to the inputs before the instruction's
 // own edits, so "black and white" still ends with R = G = B.
-import { Raster, transform } from './raster';
+import { Raster, transform } from '@gateway/imaging';
 import { Random, signedBetween } from './seeded-random';
 
 export interface VariationTweak {

@@ -1,7 +1,7 @@
 // The revised prompt of a local edit: what was understood and applied, and what could not be acted on, in the
 // language of the instruction.
+import { OutputSize } from '@gateway/imaging';
 import { Language, PlanNote } from './edit-plan';
-import { OutputSize } from './geometry';
 import { imageName } from './operation-labels';
 import { FitMode } from './output-fit';
 

@@ -1,9 +1,9 @@
 // The content edits, one sharp pipeline each. Strengths given in output pixels are converted with `outputScale`
 // (output pixels per content pixel), since the picture is resampled to the output size only at the end.
 import { Matrix3x3 } from 'sharp';
+import { Raster, transform } from '@gateway/imaging';
 import { ContentOperation, NamedColor } from './edit-plan';
 import { centredAspect, normalisedAngle, regionOf, zoomWindow } from './layout';
-import { Raster, transform } from './raster';
 
 /** Rec. 601 luma in every row: the classic black-and-white weights, and R = G = B exactly. */
 const LUMA: Matrix3x3 = [
