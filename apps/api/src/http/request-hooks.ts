@@ -19,7 +19,8 @@ declare module 'fastify' {
  * event loop (BurstPacer), X-Gateway-Overhead-Ms on /v1 responses, one JSON log line and the HTTP metrics per request.
  */
 export function installRequestHooks(fastify: FastifyInstance, metrics: MetricsService, logger: Logger): void {
-  fastify.decorateRequest('gatewayTiming', null as never);
+  // Set by the first hook of every request; declared here so every request object has the same shape.
+  fastify.decorateRequest('gatewayTiming');
   fastify.decorateRequest('taskId', undefined);
   const pacer = new BurstPacer();
   fastify.addHook('onRequest', (request, reply, done) => {

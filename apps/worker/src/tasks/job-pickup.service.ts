@@ -1,5 +1,5 @@
 import { AppConfig, LOGGER } from '@gateway/common';
-import { TaskQueueName } from '@gateway/queue';
+import { PayloadOf, QueueName, ResultOf, TaskQueueName } from '@gateway/queue';
 import { bullConnection, closeBullConnection } from '@gateway/redis';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
@@ -65,7 +65,7 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  private startWorker(processor: QueueProcessor): Worker {
+  private startWorker<Q extends QueueName>(processor: QueueProcessor<Q>): Worker {
     const connection = bullConnection(this.config, 'worker');
     this.connections.push(connection);
     const options: WorkerOptions = {
@@ -78,12 +78,12 @@ export class JobPickup implements OnApplicationBootstrap, OnModuleDestroy {
       maxStalledCount: 2,
       ...(processor.settings ? { settings: processor.settings } : {}),
     };
-    const handle = (job: Job) => processor.process(job as never);
+    const handle = (job: Job<PayloadOf<Q>>) => processor.process(job);
     // WORKER_FETCH=bullmq: BullMQ's own Worker, should an upgrade break what PromptWorker relies on.
     const worker =
       this.config.WORKER_FETCH === 'bullmq'
-        ? new Worker(processor.queue, handle, options)
-        : new PromptWorker(processor.queue, handle, options);
+        ? new Worker<PayloadOf<Q>, ResultOf<Q>>(processor.queue, handle, options)
+        : new PromptWorker<PayloadOf<Q>, ResultOf<Q>>(processor.queue, handle, options);
     worker.on('error', (error) => this.logger.error({ queue: processor.queue, err: error.message }, 'worker error'));
     worker.on('stalled', (jobId) =>
       this.logger.warn({ queue: processor.queue, taskId: jobId }, 'job stalled; it will run again'),

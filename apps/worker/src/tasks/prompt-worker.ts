@@ -1,8 +1,13 @@
 import { MOVE_TO_ACTIVE_ON_WAKE } from '@gateway/queue';
-import { Job, Processor, Worker, WorkerOptions } from 'bullmq';
+import { Job, JobJsonRaw, Processor, RedisClient, Worker, WorkerOptions } from 'bullmq';
 import type Redis from 'ioredis';
 
-type WakeRedis = Redis & { moveToActiveOnWake(...keysAndArgs: unknown[]): Promise<unknown[]> };
+/**
+ * A connection as BullMQ hands it to the fetch: its ioredis adapter is a Proxy that is both its RedisClient and the
+ * ioredis client underneath (defineCommand included).
+ */
+type BullRedis = RedisClient & Redis;
+type WakeRedis = BullRedis & { moveToActiveOnWake(...keysAndArgs: unknown[]): Promise<unknown[]> };
 
 /** The parts of BullMQ's Worker this class takes over or reads, private in its types (bullmq 5.x). */
 interface WorkerInternals<D, R> {
@@ -14,12 +19,12 @@ interface WorkerInternals<D, R> {
   /** The marker wait in progress, if any. */
   waiting: Promise<number> | null;
   _getNextJob(
-    client: Redis,
-    bclient: Redis,
+    client: BullRedis,
+    bclient: BullRedis,
     token: string,
     options?: { block?: boolean },
   ): Promise<Job<D, R> | undefined>;
-  waitForJob(bclient: Redis, blockUntil: number): Promise<number>;
+  waitForJob(bclient: BullRedis, blockUntil: number): Promise<number>;
   isRateLimited(): boolean;
   updateDelays(limitDelay?: unknown, delayUntil?: unknown): void;
   scripts: {
@@ -72,7 +77,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
     // On a Redis Cluster BullMQ sends the marker wait only after an await of its own (it checks the cluster's
     // connections first), so a fetch queued behind it would run first and find nothing: BullMQ's fetch is used there.
     this.internals._getNextJob = (client, bclient, token, options) =>
-      (bclient as { isCluster?: boolean }).isCluster
+      bclient.isCluster
         ? bullmqGetNextJob(client, bclient, token, options)
         : this.takeNextJob(client, bclient, token, options);
   }
@@ -149,15 +154,15 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
    * waits for a marker (every job added sets one) instead of sending a moveToActive that would find nothing.
    */
   private async takeNextJob(
-    client: Redis,
-    bclient: Redis,
+    client: BullRedis,
+    bclient: BullRedis,
     token: string,
     { block = true } = {},
   ): Promise<Job<D, R> | undefined> {
     const internals = this.internals;
     if (this.paused || this.closing) return undefined;
     if (!internals.drained || !block || internals.limitUntil || internals.waiting) {
-      return internals.isRateLimited() ? undefined : this.moveToActive(client as never, token, this.opts.name);
+      return internals.isRateLimited() ? undefined : this.moveToActive(client, token, this.opts.name);
     }
     // waitForJob sends its BZPOPMIN before its first await. When it does not block (a delayed job is already due),
     // the fetch behind it runs at once, as BullMQ's own moveToActive would.
@@ -181,7 +186,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
    * which the stalled check hands back, as after any fetch whose answer was lost.
    */
   private async moveToActiveOnWake(
-    bclient: Redis,
+    bclient: BullRedis,
     token: string,
   ): Promise<{ next?: unknown[]; markerTakenBack: boolean }> {
     const wake = bclient as WakeRedis;
@@ -212,7 +217,7 @@ export class PromptWorker<D = unknown, R = unknown> extends Worker<D, R> {
     if (!next) return undefined;
     const [jobData, jobId, rateLimitDelay, delayUntil] = next;
     this.internals.updateDelays(rateLimitDelay, delayUntil);
-    return this.nextJobFromJobData(jobData as never, jobId as string, token);
+    return this.nextJobFromJobData(jobData as JobJsonRaw, jobId as string, token);
   }
 
   private get internals(): WorkerInternals<D, R> {

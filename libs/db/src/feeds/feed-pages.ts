@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { isDuplicateKey } from '../internal/duplicate-key';
-import { GroupCommitInserter } from '../internal/group-commit';
+import { GroupCommitInserter, insertTargetOf } from '../internal/group-commit';
 import { FeedDirectory } from './feed-directory.schema';
 import { FeedRow } from './feed-row.schema';
 
@@ -96,7 +96,7 @@ export class FeedPages {
     @InjectModel(FeedRow.name) private readonly rows: Model<FeedRow>,
   ) {
     this.keys = redis.keys;
-    this.rowInserter = new GroupCommitInserter<FeedRow>(() => this.rows.collection as never);
+    this.rowInserter = new GroupCommitInserter<FeedRow>(() => insertTargetOf(this.rows));
   }
 
   /** Numbers `count` new records of one application and day; records in the directory any page they open. */

@@ -1,5 +1,19 @@
-import type { Collection, Document, MongoBulkWriteError } from 'mongodb';
+import type { MongoBulkWriteError } from 'mongodb';
+import type { Model } from 'mongoose';
 import { isDuplicateKey } from './duplicate-key';
+
+/** The one driver call the inserter makes: documents go in as they are, `_id` included. */
+export interface InsertTarget<T> {
+  insertMany(docs: T[], options: { ordered: false }): Promise<unknown>;
+}
+
+/**
+ * A model's driver collection as the insert target of its own documents. Mongoose types `Model.collection` for any
+ * document, whose `_id` would be an ObjectId, whatever the schema says; the driver inserts the string ids as they are.
+ */
+export function insertTargetOf<T>(model: Model<T>): InsertTarget<T> {
+  return model.collection as unknown as InsertTarget<T>;
+}
 
 interface Pending<T> {
   doc: T;
@@ -14,12 +28,12 @@ interface Pending<T> {
  * writes in few round trips. A duplicate _id counts as written: it means an earlier attempt of the same job already
  * recorded it.
  */
-export class GroupCommitInserter<T extends Document> {
+export class GroupCommitInserter<T> {
   private queue: Pending<T>[] = [];
   private flushing = false;
 
   constructor(
-    private readonly collection: () => Collection<T>,
+    private readonly collection: () => InsertTarget<T>,
     private readonly maxBatch = 500,
   ) {}
 
@@ -41,7 +55,10 @@ export class GroupCommitInserter<T extends Document> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
-        await this.collection().insertMany(batch.map((p) => p.doc) as never, { ordered: false });
+        await this.collection().insertMany(
+          batch.map((p) => p.doc),
+          { ordered: false },
+        );
         batch.forEach((p) => p.resolve(true));
       } catch (error) {
         settleBulkError(batch, error);

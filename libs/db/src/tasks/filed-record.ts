@@ -1,3 +1,4 @@
+import { reviveDates } from '../internal/revive-dates';
 import type { NewTaskRecord } from './tasks.repository';
 
 /** A finished task's record without its result body (that travels in the outcome), as filed in Redis. */
@@ -29,7 +30,6 @@ export function fileRecord(record: RecordFields, notify: boolean, conversation?:
 /** A filed record read back, its dates revived. */
 export function readFiledRecord(text: string): FiledRecord {
   const filed = JSON.parse(text) as FiledRecord;
-  const record = filed.record as unknown as Record<string, unknown>;
-  for (const field of DATE_FIELDS) if (typeof record[field] === 'string') record[field] = new Date(record[field]);
+  reviveDates(filed.record, ...DATE_FIELDS);
   return filed;
 }

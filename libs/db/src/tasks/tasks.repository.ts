@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { FeedName, FeedPages, FeedQuery, FeedSlice } from '../feeds/feed-pages';
-import { GroupCommitInserter } from '../internal/group-commit';
+import { GroupCommitInserter, insertTargetOf } from '../internal/group-commit';
 import { reviveDates } from '../internal/revive-dates';
 import { TaskFilter, taskFilterFeed, taskFiltersOf } from './task-filters';
 import { Task, TaskResult } from './task.schema';
@@ -63,8 +63,8 @@ export class TasksRepository {
     @InjectModel(TaskResult.name) private readonly results: Model<TaskResult>,
     private readonly feeds: FeedPages,
   ) {
-    this.taskInserter = new GroupCommitInserter<Task>(() => this.model.collection as never);
-    this.resultInserter = new GroupCommitInserter<TaskResult>(() => this.results.collection as never);
+    this.taskInserter = new GroupCommitInserter<Task>(() => insertTargetOf(this.model));
+    this.resultInserter = new GroupCommitInserter<TaskResult>(() => insertTargetOf(this.results));
   }
 
   /**

@@ -81,7 +81,7 @@ export class ImageStore {
   async readInput(id: string): Promise<Buffer | null> {
     const chunks: Buffer[] = [];
     try {
-      for await (const chunk of this.inputs.openDownloadStream(id as never)) chunks.push(chunk as Buffer);
+      for await (const chunk of this.inputs.openDownloadStream(fileId(id))) chunks.push(chunk as Buffer);
     } catch (error) {
       if (isFileNotFound(error)) return null;
       throw error;
@@ -90,7 +90,7 @@ export class ImageStore {
   }
 
   async deleteInputs(ids: string[]): Promise<void> {
-    await Promise.all(ids.map((id) => deleteFile(this.inputs, id as never)));
+    await Promise.all(ids.map((id) => deleteFile(this.inputs, fileId(id))));
   }
 
   /**
@@ -103,7 +103,7 @@ export class ImageStore {
       await upload(this.images, id, png, file);
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
-      await deleteFile(this.images, id as never);
+      await deleteFile(this.images, fileId(id));
       await upload(this.images, id, png, file);
     }
   }
@@ -113,17 +113,17 @@ export class ImageStore {
    * here is complete.
    */
   async imageMetadata(id: string): Promise<StoredFileMetadata | null> {
-    const [file] = await this.images.find({ _id: id as never }, { limit: 1, projection: { metadata: 1 } }).toArray();
+    const [file] = await this.images.find({ _id: fileId(id) }, { limit: 1, projection: { metadata: 1 } }).toArray();
     return file ? (file.metadata as StoredFileMetadata) : null;
   }
 
   async openImage(id: string): Promise<StoredImage | null> {
-    const [file] = await this.images.find({ _id: id as never }, { limit: 1 }).toArray();
+    const [file] = await this.images.find({ _id: fileId(id) }, { limit: 1 }).toArray();
     if (!file) return null;
     return {
       length: file.length,
       metadata: file.metadata as StoredFileMetadata,
-      stream: this.images.openDownloadStream(id as never),
+      stream: this.images.openDownloadStream(fileId(id)),
     };
   }
 
@@ -157,6 +157,14 @@ export class ImageStore {
   }
 }
 
+/**
+ * A file id as the driver's GridFS types spell it. They say ObjectId, but every file here is stored under a string
+ * id (`in_…`, or a task's image id), which the driver passes through as it is.
+ */
+function fileId(id: string): mongo.ObjectId {
+  return id as unknown as mongo.ObjectId;
+}
+
 /** The UTC hour a file expires in, YYYY-MM-DDTHH: the bucket its filename names. */
 function expiryHour(at: Date): string {
   return at.toISOString().slice(0, 13);
@@ -170,7 +178,7 @@ async function upload(
 ): Promise<void> {
   await pipeline(
     Readable.from([bytes]),
-    bucket.openUploadStreamWithId(id as never, `expires|${expiryHour(metadata.expiresAt)}`, { metadata }),
+    bucket.openUploadStreamWithId(fileId(id), `expires|${expiryHour(metadata.expiresAt)}`, { metadata }),
   );
 }
 

@@ -48,13 +48,10 @@ function withoutToolSettingsAlone(request: ChatRequestBody): ChatRequestBody {
   return rest;
 }
 
-/** OpenAI's answer fields a client sends back in an assistant turn, which DashScope does not take. */
-const OPENAI_ONLY_ASSISTANT_FIELDS = ['refusal', 'annotations', 'audio', 'function_call'] as const;
-
 function asDashScopeMessage(message: ChatMessage): ChatMessage {
   if (message.role === 'developer') return { ...message, role: 'system' };
   if (message.role !== 'assistant') return message;
-  const kept: Record<string, unknown> = { ...message };
-  for (const field of OPENAI_ONLY_ASSISTANT_FIELDS) delete kept[field];
-  return kept as unknown as ChatMessage;
+  // OpenAI's answer fields a client sends back in an assistant turn, which DashScope does not take.
+  const { refusal, annotations, audio, function_call, ...kept } = message;
+  return kept;
 }
