@@ -15,6 +15,7 @@ const aliases = [
   'webhooks',
   'outbound',
   'local-imaging',
+  'tokenizers',
 ];
 
 module.exports = {

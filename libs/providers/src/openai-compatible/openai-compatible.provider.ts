@@ -5,7 +5,7 @@ import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
 import type { ChatChoice } from '@gateway/contracts';
 import { ChatStreamAccumulator } from '../chat-stream-accumulator';
-import { countChoiceTokens, countMessageTokens, tokenizerOf } from '../tokenizers/tokenizers';
+import { countChoiceTokens, countMessageTokens, tokenizerOf } from '@gateway/tokenizers';
 import { reportedUsage, StatedUsage } from '../reported-usage';
 import { chatRequestFor } from './chat-dialects';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';

@@ -3,7 +3,7 @@ import type * as Cl100kEncoding from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 /**
  * cl100k_base, the tokenizer of OpenAI's embedding models and the one LangChain encodes token-id inputs with, from
  * gpt-tokenizer, which ships its ranks (nothing is downloaded). Embeddings' token ids are its; the models that
- * declare it (tokenizers/tokenizers.ts, the catalog's `tokenizer:`) count their tokens with it.
+ * declare it (tokenizers.ts, the catalog's `tokenizer:`) count their tokens with it.
  */
 
 interface Cl100k {
