@@ -32,7 +32,7 @@ export default tseslint.config(
   },
   {
     // Tests and benches read JSON answers, which are untyped by nature, and assert on values they just checked.
-    files: ['test/**', 'bench/**', '**/*.spec.ts', '**/*.spec.js'],
+    files: ['test/**', 'bench/**', '**/*.spec.ts', '**/*.int-spec.ts', '**/*.spec.js'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -42,6 +42,33 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       // Fakes stand in for async interfaces, whether or not they wait on anything.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // A unit spec needs nothing running: one that uses the Redis or database `npm test` starts is an integration
+    // spec, *.int-spec.ts (docs/style.md).
+    files: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[object.object.name='process'][object.property.name='env'][property.name=/^TEST_/]",
+          message:
+            'A spec that uses the Redis or database npm test starts is an integration spec: name it *.int-spec.ts',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/test/helpers/db-test-module'],
+              message: 'A spec that uses the database npm test starts is an integration spec: name it *.int-spec.ts',
+            },
+          ],
+        },
+      ],
     },
   },
   {

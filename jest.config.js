@@ -1,5 +1,6 @@
-// Unit specs sit beside the code (*.spec.ts); end-to-end suites live in test/ (*.e2e-spec.ts) and need the
-// services `npm test` starts (scripts/test.js).
+// Unit specs sit beside the code (*.spec.ts) and need nothing running; integration specs sit beside the code too
+// (*.int-spec.ts) and use the Redis or database `npm test` starts (scripts/test.js), as do the end-to-end suites in
+// test/ (*.e2e-spec.ts). docs/style.md, "Naming and files".
 const aliases = [
   'common',
   'contracts',
@@ -24,6 +25,8 @@ module.exports = {
   testMatch: [
     '<rootDir>/apps/**/*.spec.ts',
     '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/apps/**/*.int-spec.ts',
+    '<rootDir>/libs/**/*.int-spec.ts',
     '<rootDir>/scripts/**/*.spec.js',
     '<rootDir>/test/**/*.e2e-spec.ts',
   ],

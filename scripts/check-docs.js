@@ -51,7 +51,7 @@ function indexSources(root) {
     for (const file of walk(path.join(root, dir), (name) => SOURCE_FILE.test(name))) {
       const text = fs.readFileSync(file, 'utf8');
       for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) words.add(word);
-      if (!/^(apps|libs)$/.test(dir) || /\.spec\.ts$|e2e-spec/.test(file)) continue;
+      if (!/^(apps|libs)$/.test(dir) || /\.spec\.ts$|-spec\.ts$/.test(file)) continue;
       for (const [, name] of text.matchAll(/\b(?:class|interface|type|enum|const|function)\s+([A-Z][A-Za-z0-9]*)/g)) {
         if (!declaredIn.has(name)) declaredIn.set(name, []);
         declaredIn.get(name).push(text);

@@ -57,7 +57,7 @@ const repositories = [
         maxPoolSize: 32,
         serverSelectionTimeoutMS: 5000,
         // FerretDB and MongoDB both build these once; no TTL indexes, which FerretDB 1.24 does not honour
-        // (docs/contracts.md, collections). Every query and the index that serves it: indexes.spec.ts.
+        // (docs/contracts.md, collections). Every query and the index that serves it: indexes.int-spec.ts.
         autoIndex: true,
       }),
     }),
