@@ -2,7 +2,8 @@
 // `npm run lint` runs this: the design documents must name only what exists. It fails when docs/ (or the README)
 // names, in backticks, a `Class.member` the class does not declare, a class or other PascalCase name that appears
 // nowhere in the code, configuration or tests, or a path under apps/, libs/, scripts/, … that does not exist; and
-// when a libs/* folder is missing from the repository layout table of docs/architecture.md. Plain Node, built-ins.
+// when a libs/* folder is missing from the repository layout table of docs/architecture.md, or its layer table
+// differs from scripts/layers.js (the order `npm run lint` enforces). Plain Node, built-ins.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -106,6 +107,29 @@ function checkLayoutTable(root, problems) {
   }
 }
 
+/** The layer table (`| 3 | \`db\`, \`queue\` |`) lists each layer of scripts/layers.js with the same libraries. */
+function checkLayerTable(root, problems) {
+  const layersFile = path.join(root, 'scripts', 'layers.js');
+  if (!fs.existsSync(layersFile)) return;
+  const { LAYERS } = require(layersFile);
+  const layout = fs.readFileSync(path.join(root, LAYOUT_DOC), 'utf8');
+  const rows = new Map(
+    [...layout.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map(([, layer, cell]) => [
+      Number(layer),
+      [...cell.matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]).sort(),
+    ]),
+  );
+  const layers = new Set([...rows.keys(), ...LAYERS.keys()]);
+  for (const layer of [...layers].sort((a, b) => a - b)) {
+    const documented = (rows.get(layer) ?? []).join(', ');
+    const enforced = [...(LAYERS[layer] ?? [])].sort().join(', ');
+    if (documented !== enforced)
+      problems.push(
+        `${LAYOUT_DOC}: layer ${layer} lists ${documented || 'nothing'}; scripts/layers.js has ${enforced || 'nothing'}`,
+      );
+  }
+}
+
 /** What the docs under `root` name that does not exist there, one line each. */
 function docsProblems(root) {
   const sources = indexSources(root);
@@ -115,6 +139,7 @@ function docsProblems(root) {
     checkPaths(root, doc, problems);
   }
   checkLayoutTable(root, problems);
+  checkLayerTable(root, problems);
   return problems;
 }
 

@@ -54,4 +54,24 @@ describe('check-docs', () => {
       'docs/architecture.md: libs/outbound is missing from the repository layout table',
     ]);
   });
+
+  it('names a layer whose libraries differ from scripts/layers.js, and one it lacks', () => {
+    const root = repository(`${LAYOUT}\n| layer | libraries |\n|---|---|\n| 1 | \`queue\` |\n| 0 | \`common\` |\n`);
+    roots.push(root);
+    fs.mkdirSync(path.join(root, 'scripts'));
+    const layers = [['common'], ['queue', 'redis'], ['tenancy']];
+    fs.writeFileSync(
+      path.join(root, 'scripts', 'layers.js'),
+      `module.exports = { LAYERS: ${JSON.stringify(layers)} };`,
+    );
+    expect(docsProblems(root)).toEqual([
+      'docs/architecture.md: layer 1 lists queue; scripts/layers.js has queue, redis',
+      'docs/architecture.md: layer 2 lists nothing; scripts/layers.js has tenancy',
+    ]);
+    fs.writeFileSync(
+      path.join(root, 'docs', 'architecture.md'),
+      `${LAYOUT}\n| 2 | \`tenancy\` |\n| 1 | \`redis\`, \`queue\` |\n| 0 | \`common\` |\n`,
+    );
+    expect(docsProblems(root)).toEqual([]);
+  });
 });
