@@ -79,6 +79,26 @@ describe('catalog loader', () => {
     expect(dashscopeImageRoutes.map((r) => r.max_rps)).toEqual([2, 2, 2]);
   });
 
+  it('checks every field of a route, and refuses one it does not know, naming the entry', () => {
+    const withRoute = (fields: string) =>
+      catalog(`models:\n  - {id: a, capability: chat, routes: [{provider: local, model: m, ${fields}}]}\n`);
+    const route = loadCatalogFile(withRoute('max_concurrency: 4, base_path: /v2')).models[0].routes[0];
+    expect(route).toMatchObject({ max_concurrency: 4, base_path: '/v2' });
+    expect(route).not.toHaveProperty('price');
+    for (const bad of ["'4'", '0', '1.5']) {
+      expect(() => loadCatalogFile(withRoute(`max_concurrency: ${bad}`))).toThrow(
+        /models\[0\] \(a\) routes\[0\]: max_concurrency must be a whole number of calls in flight, at least 1/,
+      );
+    }
+    expect(() => loadCatalogFile(withRoute('base_path: 3'))).toThrow(
+      /routes\[0\]: base_path must be a path such as \/compatible-mode\/v1/,
+    );
+    // A misspelt limit was silently ignored, leaving the route unlimited.
+    expect(() => loadCatalogFile(withRoute('max_concurency: 4'))).toThrow(
+      /models\[0\] \(a\) routes\[0\]: max_concurency is not a route field; a route takes provider, upstream, model/,
+    );
+  });
+
   it('reads a chat route whose upstream has the Responses endpoint, and refuses the flag anywhere else', () => {
     const withRoute = (capability: string, route: string) =>
       catalog(`models:\n  - {id: a, capability: ${capability}, routes: [${route}]}\n`);

@@ -77,10 +77,9 @@ function checkModel(entry: Record<string, unknown>, where: string, document: Doc
     throw new Error(`${at}: at least one route is required`);
   const routes = entry.routes.map((route, i) => {
     const where = `${at} routes[${i}]`;
-    const checked: RouteSpec & { price?: unknown } = checkRoute(route as Record<string, unknown>, where, capability);
+    const checked = checkRoute(route as Record<string, unknown>, where, capability);
     // Read from the YAML source, as the model's price is: never through a float.
     const price = document.getIn(['models', index, 'routes', i, 'price'], true);
-    delete checked.price;
     return price === undefined ? checked : { ...checked, priceNanos: checkPrice(price, where) };
   });
   checkSpaces(routes, at, entry.id);
@@ -153,31 +152,70 @@ function checkPrice(node: unknown, at: string): ModelPriceNanos {
   return price;
 }
 
+/** What a route may say in the catalog; anything else is a slip (a misspelt limit would leave the route unlimited). */
+const ROUTE_FIELDS = [
+  'provider',
+  'upstream',
+  'model',
+  'base_path',
+  'max_concurrency',
+  'max_rps',
+  'features',
+  'dialect',
+  'responses',
+  'batch_size',
+  'space',
+  'tokenizer',
+  'price',
+];
+
 function checkRoute(route: Record<string, unknown>, at: string, capability: Capability): RouteSpec {
-  if (!PROVIDERS.includes(route?.provider as ProviderName))
+  const provider = route?.provider;
+  if (!PROVIDERS.includes(provider as ProviderName))
     throw new Error(`${at}: provider must be one of ${PROVIDERS.join(', ')}`);
-  if (typeof route.model !== 'string') throw new Error(`${at}: "model" is required`);
-  if (route.provider !== 'local' && typeof route.upstream !== 'string')
-    throw new Error(`${at}: "upstream" is required for ${String(route.provider)}`);
-  const maxRps = route.max_rps;
-  if (maxRps !== undefined && !(typeof maxRps === 'number' && maxRps > 0 && maxRps <= MAX_RPS))
+  const unknownField = Object.keys(route).find((field) => !ROUTE_FIELDS.includes(field));
+  if (unknownField !== undefined)
+    throw new Error(`${at}: ${unknownField} is not a route field; a route takes ${ROUTE_FIELDS.join(', ')}`);
+  const { model, upstream, base_path, max_concurrency, max_rps, dialect, batch_size, space } = route;
+  if (typeof model !== 'string') throw new Error(`${at}: "model" is required`);
+  if (provider !== 'local' && typeof upstream !== 'string')
+    throw new Error(`${at}: "upstream" is required for ${String(provider)}`);
+  if (base_path !== undefined && typeof base_path !== 'string')
+    throw new Error(`${at}: base_path must be a path such as /compatible-mode/v1`);
+  if (max_concurrency !== undefined && !isWholeNumber(max_concurrency))
+    throw new Error(`${at}: max_concurrency must be a whole number of calls in flight, at least 1`);
+  if (max_rps !== undefined && !(typeof max_rps === 'number' && max_rps > 0 && max_rps <= MAX_RPS))
     throw new Error(
       `${at}: max_rps must be a number of calls per second above 0 and at most ${MAX_RPS}, e.g. 2 or 0.5`,
     );
-  if (route.dialect !== undefined && route.dialect !== 'openai' && route.dialect !== 'dashscope')
+  if (dialect !== undefined && dialect !== 'openai' && dialect !== 'dashscope')
     throw new Error(`${at}: dialect must be openai or dashscope`);
-  const batchSize = route.batch_size;
-  if (batchSize !== undefined && !(Number.isInteger(batchSize) && (batchSize as number) >= 1))
+  if (batch_size !== undefined && !isWholeNumber(batch_size))
     throw new Error(`${at}: batch_size must be a whole number of inputs per upstream call, at least 1`);
   checkResponses(route, at, capability);
-  checkTokenizer(route.tokenizer, at);
-  const spec = route as unknown as RouteSpec;
-  if (route.space !== undefined && (capability !== 'embeddings' || typeof route.space !== 'string' || !route.space))
+  const tokenizer = checkTokenizer(route.tokenizer, at);
+  if (space !== undefined && (capability !== 'embeddings' || typeof space !== 'string' || !space))
     throw new Error(`${at}: space is the vector space of an embeddings route, e.g. dashscope/text-embedding-v4`);
+  const spec: RouteSpec = {
+    provider: provider as ProviderName,
+    model,
+    ...(typeof upstream === 'string' ? { upstream } : {}),
+    ...(base_path !== undefined ? { base_path } : {}),
+    ...(max_concurrency !== undefined ? { max_concurrency } : {}),
+    ...(max_rps !== undefined ? { max_rps } : {}),
+    ...(dialect !== undefined ? { dialect } : {}),
+    ...(route.responses === true ? { responses: true } : {}),
+    ...(batch_size !== undefined ? { batch_size } : {}),
+    ...(tokenizer !== undefined ? { tokenizer } : {}),
+  };
   if (capability === 'embeddings')
-    return { ...spec, space: spec.space ?? `${spec.provider === 'local' ? 'local' : spec.upstream}/${spec.model}` };
+    return { ...spec, space: space ?? `${spec.provider === 'local' ? 'local' : spec.upstream}/${spec.model}` };
   if (capability !== 'chat') return spec;
   return { ...spec, features: checkFeatures(route.features, at) ?? [...DEFAULT_CHAT_FEATURES[spec.provider]] };
+}
+
+function isWholeNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
 /**
