@@ -17,6 +17,7 @@ const aliases = [
   'outbound',
   'local-imaging',
   'tokenizers',
+  'ledger',
 ];
 
 module.exports = {

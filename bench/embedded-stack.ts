@@ -71,7 +71,7 @@ class BenchModule {}
 export async function benchContext(
   config: AppConfig,
   name: string,
-  extra: { imports?: (Type | DynamicModule)[]; providers?: Provider[]; queue?: DynamicModule } = {},
+  extra: { imports?: (Type | DynamicModule)[]; providers?: Provider[]; queue?: Type | DynamicModule } = {},
 ): Promise<INestApplicationContext> {
   const app = await NestFactory.createApplicationContext(
     {

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
 import { randomBase62 } from '@gateway/common';
-import { QueueModule } from '@gateway/queue';
+import { RedisModule } from '@gateway/redis';
 import { SecretBox, SecretKeyResealer } from '@gateway/tenancy';
 import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     const config = benchConfig(stack, 'reencrypt', { MASTER_KEY: undefined, MASTER_KEYS: `${newKey},${oldKey}` });
     const app = await benchContext(config, 'reencrypt-bench', {
       providers: [SecretKeyResealer],
-      queue: QueueModule.forCommands(),
+      queue: RedisModule,
     });
     const oldBox = new SecretBox([oldKey]);
     const applications = app.get<Connection>(getConnectionToken()).collection('applications');

@@ -1,5 +1,5 @@
 import { TasksRepository, UsageCounters, UsageDailyRepository, UsageDay } from '@gateway/db';
-import { OutcomeDelivery, PendingRecords, usageFields } from '@gateway/queue';
+import { DeliveredTasks, OutcomeDelivery, usageFields } from '@gateway/ledger';
 import { GatewayRedis } from '@gateway/redis';
 import { Queue } from 'bullmq';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -17,6 +17,7 @@ import {
   startApi,
   startWorker,
   testEnv,
+  waitFor,
   waitUntil,
 } from '../helpers/gateway';
 
@@ -108,7 +109,7 @@ describe('usage counted exactly once, whatever fails', () => {
         jobKey: `${queue.qualifiedName}:${job.id}`,
         outcome: { ok: true as const, body: '{"data":[]}', provider: 'primary', providerMs: 1 },
         record: JSON.stringify({ record: { _id: 'task_twice', day }, notify: false }),
-        recordDueAt: Date.now() + 30_000,
+        day,
         usage: usageFields({ appId: 'app_x', model: 'm', day }, { calls: 1, costNanos: 1_500 }),
       };
       expect(await delivery.deliver(finished)).toBe(true);
@@ -120,11 +121,51 @@ describe('usage counted exactly once, whatever fails', () => {
         [`app_x|m|${day}|calls`]: '1',
         [`app_x|m|${day}|costNanos`]: '1500',
       });
-      expect(await api.app.get(PendingRecords).count()).toBe(1);
+      expect(await api.app.get(DeliveredTasks).count()).toBe(1);
       expect(await delivery.read('task_twice')).toMatchObject({ ok: true, body: '{"data":[]}' });
     } finally {
       await queue.close();
       await api.close();
+    }
+  });
+
+  it('writes the records a version before the record stream left filed in its hash', async () => {
+    const env = testEnv({ UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl });
+    const [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    try {
+      const { apiKey } = await createApplication(api, 'upgraded');
+      const [taskId] = await embed(api, apiKey, 1);
+      const tasks = api.app.get(TasksRepository);
+      const written = await waitFor(
+        () => tasks.findById(taskId),
+        (found) => found !== null,
+        'a record to copy',
+      );
+      // What the previous version filed for a task it delivered: the record's fields in a hash, its due time in a set.
+      const { _id, page: _page, seq: _seq, ...fields } = written as unknown as Record<string, unknown>;
+      const legacyId = `${taskId}x`;
+      const { client: redis, keys } = api.app.get(GatewayRedis);
+      await redis
+        .multi()
+        .hset(
+          keys.legacyPendingRecords(),
+          legacyId,
+          JSON.stringify({ record: { ...fields, _id: legacyId }, notify: false }),
+        )
+        .zadd(keys.legacyRecordsDue(), Date.now(), legacyId)
+        .exec();
+
+      await waitFor(
+        () => tasks.findById(legacyId),
+        (found) => found !== null,
+        'the legacy record written',
+        30_000,
+      );
+      expect(await tasks.findById(legacyId)).toMatchObject({ status: 'succeeded', appId: written!.appId });
+      expect(await redis.exists(keys.legacyPendingRecords(), keys.legacyRecordsDue())).toBe(0);
+      await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'the stream settled');
+    } finally {
+      await Promise.all([api.close(), worker.close()]);
     }
   });
 
@@ -146,8 +187,8 @@ describe('usage counted exactly once, whatever fails', () => {
           async () => (await rollups(api, appId, day)).get('text-embedding-v4')?.calls === ids.length,
           'the survivor to fold the killed worker’s usage',
         );
-        // Records the killed worker had not written are the backlog's 30 s after their delivery.
-        await waitUntil(async () => (await api.app.get(PendingRecords).count()) === 0, 'every record written', 60_000);
+        // Records the killed worker took and had not written are another writer's once idle for 30 s.
+        await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'every record written', 60_000);
         expect(await rollups(api, appId, day)).toEqual(await recordedUsage(api, appId, day));
       } finally {
         await survivor.close();
@@ -196,10 +237,10 @@ describe('usage counted exactly once, whatever fails', () => {
         await embed(api, apiKey, 5); // the key is now cached by the api
         await services.stop(ferret, 'SIGKILL');
         const during = await embed(api, apiKey, 40);
-        expect(await api.app.get(PendingRecords).count()).toBeGreaterThanOrEqual(40);
+        expect(await api.app.get(DeliveredTasks).count()).toBeGreaterThanOrEqual(40);
 
         await startDb();
-        await waitUntil(async () => (await api.app.get(PendingRecords).count()) === 0, 'the record backlog', 90_000);
+        await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'the record backlog', 90_000);
         const tasks = api.app.get(TasksRepository);
         for (const id of during) expect(await tasks.findById(id)).toMatchObject({ status: 'succeeded' });
         await waitUntil(
@@ -234,7 +275,7 @@ describe('usage counted exactly once, whatever fails', () => {
         'the roll-up',
       );
       // The records lag the answers by their write (milliseconds).
-      await waitUntil(async () => (await api.app.get(PendingRecords).count()) === 0, 'every record written');
+      await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'every record written');
       const truth = await recordedUsage(api, appId, day);
       expect(await rollups(api, appId, day)).toEqual(truth);
       expect(JSON.parse((await gw('usage:reconcile', '--day', day, '--json')).stdout)).toMatchObject({

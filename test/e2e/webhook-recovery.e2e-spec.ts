@@ -1,5 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { BillingRecordsRepository } from '@gateway/db';
+import { ImageStore } from '@gateway/imaging';
 import { QueueName } from '@gateway/queue';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
@@ -19,7 +20,7 @@ import { readmeVerifier, WebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
  * At-least-once webhooks, exactly-once billing: a worker killed after the upstream answered, with image 1 of 2
- * stored and billed and image 2 still downloading, is replaced; the rerun bills each image once and the
+ * stored and image 2 still downloading, is replaced; the rerun keeps image 1, each image is billed once and the
  * application hears about the task once.
  */
 describe('webhooks and billing across a worker crash', () => {
@@ -65,13 +66,15 @@ describe('webhooks and billing across a worker crash', () => {
           const [job] = await queue.getActive();
           if (!job || dashscope.held.length === 0) return false;
           taskId = job.id!;
-          return (await billing.listForTask(taskId, app.appId)).length === 1;
+          return (await api.app.get(ImageStore).imageMetadata(`${taskId.replace(/^task_/, 'img_')}_0`)) !== null;
         },
-        'image 1 billed while image 2 is still downloading',
+        'image 1 stored while image 2 is still downloading',
         30_000,
       );
       doomed.kill('SIGKILL');
       expect(receiver.received).toHaveLength(0);
+      // Nothing is billed before the task is delivered: the bills come with its record.
+      expect(await billing.listForTask(taskId, app.appId)).toEqual([]);
 
       dashscope.options.holdFiles = undefined;
       rescuer = await startWorker(env);

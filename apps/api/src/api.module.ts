@@ -2,6 +2,7 @@ import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule, Tracing, TracingModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
+import { LedgerModule } from '@gateway/ledger';
 import { MetricsModule, MetricsService, OperationsModule } from '@gateway/metrics';
 import { JobDispatcher, OUTCOME_LOOKUP, QueueModule, ReplyWaiters, TaskQueues } from '@gateway/queue';
 import { TenancyModule } from '@gateway/tenancy';
@@ -47,6 +48,7 @@ export class ApiModule implements OnModuleInit {
         DbModule,
         CatalogModule,
         QueueModule.forRoot('producer'),
+        LedgerModule,
         TenancyModule,
         ConsoleModule,
         OperationsModule,

@@ -8,7 +8,8 @@ import {
   UsersRepository,
 } from '@gateway/db';
 import { AppConfig, formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
-import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/metering';
+import { UsageReconciler } from '@gateway/ledger';
+import { UpstreamDrift, UpstreamReconciler } from '@gateway/metering';
 import {
   accountAccess,
   auditedApplication,

@@ -1,8 +1,9 @@
 import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
-import { Pricing, UpstreamReconciler, UsageFolder, UsageReconciler } from '@gateway/metering';
-import { QueueModule } from '@gateway/queue';
+import { LedgerModule } from '@gateway/ledger';
+import { Pricing, UpstreamReconciler } from '@gateway/metering';
+import { RedisModule } from '@gateway/redis';
 import { CredentialsModule, OperatorSetup, SecretKeyResealer } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Logger } from 'pino';
@@ -18,20 +19,15 @@ export class CliModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(logger),
         DbModule,
-        QueueModule.forCommands(),
+        // Plain Redis only: no BullMQ queue is opened, since one closed while its connection is still starting makes
+        // BullMQ emit an error after it has dropped its listeners, which ends the process.
+        RedisModule,
+        LedgerModule,
         CredentialsModule,
         // The catalog's prices, for what spent upstream calls cost (usage:reconcile --upstream).
         CatalogModule,
       ],
-      providers: [
-        CliCommands,
-        UsageFolder,
-        UsageReconciler,
-        Pricing,
-        UpstreamReconciler,
-        SecretKeyResealer,
-        OperatorSetup,
-      ],
+      providers: [CliCommands, Pricing, UpstreamReconciler, SecretKeyResealer, OperatorSetup],
     };
   }
 }

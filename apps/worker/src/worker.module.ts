@@ -2,6 +2,7 @@ import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule, Tracing, TracingModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
+import { LedgerModule, RecordWriter, UsageFolding } from '@gateway/ledger';
 import { MeteringModule } from '@gateway/metering';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
@@ -16,13 +17,10 @@ import { WebhooksProcessor } from './processors/webhooks.processor';
 import { ImageInputs } from './tasks/image-inputs.service';
 import { JobPickup, SERVED_TASK_QUEUES } from './tasks/job-pickup.service';
 import { MaintenancePass } from './tasks/maintenance-pass.service';
-import { RecordBacklog } from './tasks/record-backlog.service';
 import { ResponsesRunner } from './tasks/responses/responses-runner.service';
-import { TaskRecorder } from './tasks/task-recorder.service';
 import { TaskBodyKeeper } from './tasks/bodies/task-body-keeper.service';
 import { TaskRunner } from './tasks/task-runner.service';
 import { isTaskQueue, TASK_SERVICES } from './tasks/task-services';
-import { UsageFolding } from './tasks/usage-folding.service';
 
 /** The worker's own queues and their processors; each task queue is run by its task service (TASK_SERVICES). */
 const PROCESSORS: Partial<Record<QueueName, Type<QueueProcessor>>> = {
@@ -60,6 +58,7 @@ export class WorkerModule {
         DbModule,
         CatalogModule,
         QueueModule.forRoot('worker'),
+        LedgerModule,
         ProvidersModule,
         TenancyModule,
         MeteringModule,
@@ -68,9 +67,8 @@ export class WorkerModule {
       ],
       providers: [
         TaskRunner,
-        TaskRecorder,
+        RecordWriter,
         TaskBodyKeeper,
-        RecordBacklog,
         UsageFolding,
         ...Object.values(TASK_SERVICES).map((entry) => entry.service),
         ImageInputs,

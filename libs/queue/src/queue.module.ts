@@ -4,14 +4,11 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import type { QueueOptions } from 'bullmq';
 import { QueueName } from './job-contracts';
 import { bullConnection, closeBullConnection, RedisModule } from '@gateway/redis';
-import { OutcomeDelivery } from './outcome-delivery.service';
 import { QueueOverview } from './queue-overview.service';
-import { PendingRecords } from './pending-records.service';
-import { UsageLedger } from './usage-ledger.service';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
 
-const SERVICES = [OutcomeDelivery, PendingRecords, UsageLedger, QueueOverview];
+const SERVICES = [QueueOverview];
 
 /** Closes the queues' shared connection when it is a Redis Cluster's, which BullMQ borrows and leaves open. */
 @Injectable()
@@ -50,22 +47,6 @@ export class QueueModule {
       imports: [RedisModule, bull, queues],
       providers: [...SERVICES, SharedBullConnection],
       exports: [RedisModule, bull, queues, ...SERVICES],
-    };
-  }
-
-  /**
-   * Plain Redis commands only (and the usage ledger and record backlog they reach), for short-lived processes such
-   * as the CLI: no BullMQ queue is opened. A queue closed while its connection is still starting makes BullMQ emit an
-   * error after it has dropped its listeners, which ends the process.
-   */
-  static forCommands(): DynamicModule {
-    const providers = [PendingRecords, UsageLedger];
-    return {
-      global: true,
-      module: QueueModule,
-      imports: [RedisModule],
-      providers,
-      exports: [RedisModule, ...providers],
     };
   }
 }

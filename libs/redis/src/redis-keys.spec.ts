@@ -38,9 +38,11 @@ describe('RedisKeys', () => {
     expect(keys.bullmq('embeddings', 'wait')).toBe('gw:embeddings:wait');
   });
 
-  it('names the record backlog and the usage ledger', () => {
-    expect(keys.pendingRecords()).toBe('gw:records:pending');
-    expect(keys.recordsDue()).toBe('gw:records:due');
+  it('names the record stream and the usage ledger', () => {
+    expect(keys.recordStream()).toBe('gw:records');
+    expect(keys.filedRecord(TASK)).toBe(`gw:record:${TASK}`);
+    expect(keys.legacyPendingRecords()).toBe('gw:records:pending');
+    expect(keys.legacyRecordsDue()).toBe('gw:records:due');
     expect(keys.usagePending()).toBe('gw:usage:pending');
     expect(keys.usageFolding()).toBe('gw:usage:folding');
     expect(keys.usageFoldId()).toBe('gw:usage:fold-id');

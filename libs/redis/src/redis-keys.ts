@@ -20,13 +20,23 @@ export class RedisKeys {
     return `${this.prefix}:outcome:${taskId}`;
   }
 
-  /** Finished tasks whose MongoDB record is not written yet: task id → the record's fields (FinishedTasks). */
-  pendingRecords(): string {
+  /** A finished task's record fields as its delivery filed them (fileRecord), kept until the record is written. */
+  filedRecord(taskId: string): string {
+    return `${this.prefix}:record:${taskId}`;
+  }
+
+  /** Stream of delivered tasks whose MongoDB record is not written yet (DeliveredTasks), read by the group `writers`. */
+  recordStream(): string {
+    return `${this.prefix}:records`;
+  }
+
+  /** Before the record stream: task id → filed record, moved to the stream by the first worker of this version. */
+  legacyPendingRecords(): string {
     return `${this.prefix}:records:pending`;
   }
 
-  /** The same tasks scored by when the record backlog may write them (after the worker's own attempt, or a claim). */
-  recordsDue(): string {
+  /** Before the record stream: the same tasks scored by when they were due; deleted once the hash is moved. */
+  legacyRecordsDue(): string {
     return `${this.prefix}:records:due`;
   }
 

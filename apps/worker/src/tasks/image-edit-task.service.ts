@@ -2,7 +2,7 @@ import { CatalogService, ModelSpec } from '@gateway/catalog';
 import { AppConfig, GatewayError, imagesCostNanos } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
-import { ImageBilling, Pricing } from '@gateway/metering';
+import { Pricing } from '@gateway/metering';
 import type { FetchReach } from '@gateway/outbound';
 import { ImageEditInput, ProviderRouter } from '@gateway/providers';
 import { tokenizerOf } from '@gateway/tokenizers';
@@ -27,7 +27,8 @@ interface DeliveredImage {
 
 /**
  * One image edit: decode the inputs, generate the n outputs (one provider call each, so every image succeeds or
- * fails on its own), store each in GridFS behind a signed URL and bill it once (docs/contracts.md).
+ * fails on its own) and store each in GridFS behind a signed URL. The delivered images are billed with the task's
+ * record (billedImages, RecordWriter), so a task that fails as a whole bills nothing (docs/contracts.md).
  */
 @Injectable()
 export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
@@ -39,7 +40,6 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     private readonly store: ImageStore,
     private readonly signer: FileUrlSigner,
     private readonly pricing: Pricing,
-    private readonly billing: ImageBilling,
   ) {}
 
   /** A retryable failure runs again and needs its inputs; once the job is final they go. */
@@ -71,7 +71,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     );
     const providerMs = performance.now() - started;
     // A provider's refusal fails its image only; anything else (storage, database) fails the attempt, which BullMQ
-    // retries, and stored images and bills repeat idempotently.
+    // retries, finding the images it stored.
     const broken = attempts.find(
       (attempt): attempt is PromiseRejectedResult =>
         attempt.status === 'rejected' && !(attempt.reason instanceof GatewayError),
@@ -98,9 +98,11 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       usage,
       provider: delivered[0].provider,
       providerMs,
-      billedImages: delivered.map(({ route, unitPriceNanos }) => ({
+      billedImages: delivered.map(({ index, route, unitPriceNanos }) => ({
+        index,
         ...(route ? { route } : {}),
-        costNanos: unitPriceNanos,
+        unitPriceNanos,
+        currency: this.pricing.currency,
       })),
       costNanos: imagesCostNanos(delivered.map((image) => image.unitPriceNanos)),
     };
@@ -124,7 +126,6 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
     const stored = await this.store.imageMetadata(fileId);
     if (stored) {
       const unitPriceNanos = stored.unitPriceNanos ?? this.pricing.imageUnitPriceNanos(spec);
-      await this.billing.billImage(job, spec, index, unitPriceNanos);
       return { index, fileId, revisedPrompt: job.prompt, provider: stored.provider ?? 'unknown', unitPriceNanos };
     }
     const answer = await this.router.editImage(
@@ -158,8 +159,7 @@ export class ImageEditTaskService implements TaskService<QueueName.ImageEdit> {
       provider,
       unitPriceNanos,
     });
-    // Billed as soon as it is stored; a rerun finds it stored (above) and bills the same (task, index) once.
-    await this.billing.billImage(job, spec, index, unitPriceNanos);
+    // Stored with its price: a rerun finds it stored (above) and bills what served.
     // What the upstream reports it rewrote the prompt to, if it does; otherwise the prompt it was sent.
     return {
       index,

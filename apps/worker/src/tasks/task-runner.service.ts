@@ -1,16 +1,9 @@
 import { GatewayError, LOGGER, SerializedError, Tracing } from '@gateway/common';
 import { MeteredRoute, UpstreamAttempt, UpstreamUsage } from '@gateway/contracts';
-import { fileRecord, RecordFields, taskBase } from '@gateway/db';
+import { fileRecord } from '@gateway/db';
+import { OutcomeDelivery } from '@gateway/ledger';
 import { MetricsService } from '@gateway/metrics';
-import {
-  BudgetCrossing,
-  OutcomeDelivery,
-  PayloadOf,
-  TaskJobResult,
-  TaskOutcome,
-  TaskQueueName,
-  usageFields,
-} from '@gateway/queue';
+import { BudgetCrossing, PayloadOf, TaskJobResult, TaskQueueName } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Inject, Injectable } from '@nestjs/common';
@@ -18,27 +11,24 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
-import { TaskRecorder } from './task-recorder.service';
+import { outcomeOf, recordOf, RunTimes, TaskEnd, usageOf } from './task-ending';
 import { ExecutedTask, TaskService } from './task-service';
 import { inStage, outsideTrace, TaskSpans } from './task-spans';
-import { meteredRoutes, withoutReports } from './upstream-metering';
-
-/** The record backlog leaves a delivered task to its own worker this long before writing the record itself. */
-const RECORD_GRACE_MS = 30_000;
+import { meteredRoutes } from './upstream-metering';
 
 /**
- * Runs one task job once JobPickup has it: executes it with its task service, settles the limits, then delivers the
- * outcome (OutcomeDelivery: stored, filed for recording, usage counted and the waiting api instance answered, in one
- * Redis script marked on the job), then writes the MongoDB record and its webhook job (TaskRecorder), off the
- * caller's path. A rerun of a job that already delivered does not run the task again: it only finishes the record
- * (docs/decisions/exact-usage.md). A GatewayError is the task's final answer (bad input, upstream exhausted) and is
+ * Runs one task job once JobPickup has it: executes it with its task service, makes its outcome, record and usage
+ * (task-ending.ts), settles the limits, then delivers (OutcomeDelivery: the outcome stored, the record filed on the
+ * record stream, the usage counted and the waiting api instance answered, in one Redis script marked on the job).
+ * The record writers (RecordWriter, @gateway/ledger) write the MongoDB record and its webhook job, off the caller's
+ * path. A rerun of a job that already delivered does not run the task again (docs/decisions/exact-usage.md). A
+ * GatewayError is the task's final answer (bad input, upstream exhausted) and is
  * not retried; any other error is retried by BullMQ and becomes the final answer on the last attempt (docs/style.md).
  */
 @Injectable()
 export class TaskRunner {
   constructor(
     private readonly delivery: OutcomeDelivery,
-    private readonly recorder: TaskRecorder,
     private readonly limits: LimitsService,
     private readonly webhookJobs: WebhookJobs,
     private readonly metrics: MetricsService,
@@ -74,107 +64,90 @@ export class TaskRunner {
   ): Promise<TaskJobResult> {
     const data = job.data;
     const jobKey = `${job.queueQualifiedName}:${job.id}`;
-    if (job.attemptsStarted > 1 && (await this.delivery.wasDelivered(jobKey))) return this.finishDelivered(data.taskId);
+    if (job.attemptsStarted > 1 && (await this.delivery.wasDelivered(jobKey))) return this.endDelivered(data.taskId);
     const startedAt = Date.now();
     if (job.attemptsStarted <= 1) this.metrics.jobWait.observe({ queue }, (startedAt - job.timestamp) / 1000);
 
-    // The task's answer, or the failure that is its final answer.
-    let settled: { executed: ExecutedTask; failure?: undefined } | { executed?: undefined; failure: SerializedError };
     const upstreamCalls: UpstreamAttempt[] = [];
-    try {
-      settled = { executed: await inStage(spans, 'task.execute', () => service.execute(data, upstreamCalls)) };
-    } catch (error) {
-      if (!(error instanceof GatewayError) && !isLastAttempt(job)) {
-        this.logger.warn(
-          { taskId: data.taskId, attempt: job.attemptsMade + 1, err: (error as Error).message },
-          'task attempt failed, will retry',
-        );
-        throw error;
-      }
-      settled = { failure: toFailure(error, data.taskId, this.logger) };
-    }
-    const { executed, failure } = settled;
-
-    const finishedAt = Date.now();
-    const costNanos = executed?.costNanos ?? 0;
-    const timing = { costNanos, startedAt, finishedAt };
-    const outcome: TaskOutcome = failure
-      ? { ok: false, error: failure, providerMs: Number(failure.details?.provider_ms ?? 0), ...timing }
-      : {
-          ok: true,
-          body: executed.body,
-          usage: executed.usage,
-          provider: executed.provider,
-          ...(executed.route ? { route: executed.route } : {}),
-          providerMs: executed.providerMs,
-          ...timing,
-        };
-    const metered = meteredRoutes(executed, upstreamCalls);
-    const record: RecordFields = {
-      ...taskBase(data),
-      provider: executed?.provider,
-      route: executed?.route,
-      status: executed ? 'succeeded' : 'failed',
-      startedAt: new Date(startedAt),
-      finishedAt: new Date(finishedAt),
-      providerMs: Math.round(outcome.providerMs),
-      attempts: job.attemptsMade + 1,
-      usage: executed ? { ...executed.usage } : undefined,
-      costNanos,
-      error: failure
-        ? { status: failure.status, code: failure.code, message: failure.message, param: failure.param }
-        : undefined,
-      upstream: upstreamCalls.length > 0 ? withoutReports(upstreamCalls) : undefined,
-      metered: metered.length > 0 ? metered : undefined,
-    };
-    const filed = fileRecord(record, data.notify === true, executed?.conversation, spans?.traceparent);
+    const end = await this.execute(job, service, upstreamCalls, spans);
+    const times = { startedAt, finishedAt: Date.now() };
+    const outcome = outcomeOf(end, times);
+    const record = recordOf(job, end, times, upstreamCalls);
     // Before the answer, so a caller that sends its next request on receipt finds its slot free.
     const budgetCrossings = await inStage(spans, 'task.settle_limits', () =>
-      this.limits.settle(data.appId, data.admission, executed?.usage.total_tokens ?? 0, costNanos),
+      this.limits.settle(data.appId, data.admission, end.executed?.usage.total_tokens ?? 0, record.costNanos ?? 0),
     );
-    // The outcome stored in Redis and published to the waiting api instance.
+    // Stored, filed for its record, counted and published to the waiting api instance, in one script.
     const delivered = await inStage(spans, 'task.deliver_outcome', () =>
       this.delivery.deliver({
         taskId: data.taskId,
         jobKey,
         outcome,
         replyTo: data.replyTo,
-        record: filed,
-        recordDueAt: finishedAt + RECORD_GRACE_MS,
-        usage: usageFields(
-          { appId: data.appId, model: data.resolvedModel, day: record.day },
-          {
-            calls: 1,
-            errors: executed ? 0 : 1,
-            promptTokens: executed?.usage.prompt_tokens ?? 0,
-            completionTokens: executed?.usage.completion_tokens ?? 0,
-            images: executed?.usage.images ?? 0,
-            costNanos,
-          },
-          // From admission (the job's creation) to the answer: what a caller waits, less the api's own handling.
-          finishedAt - job.timestamp,
-        ),
+        record: fileRecord(record, data.notify === true, {
+          conversation: end.executed?.conversation,
+          traceparent: spans?.traceparent,
+          bills: end.executed?.billedImages?.map(({ index, unitPriceNanos, currency }) => ({
+            index,
+            unitPriceNanos,
+            currency,
+          })),
+        }),
+        day: record.day,
+        usage: usageOf(job, end, record, times.finishedAt),
       }),
     );
-    if (!delivered) return this.finishDelivered(data.taskId);
+    if (!delivered) return this.endDelivered(data.taskId);
     // Batched with other tasks' writes: outside this task's trace, which the batch's timer would otherwise keep.
-    outsideTrace(spans, () => {
-      this.recorder.writeSoon({ taskId: data.taskId, record: filed, outcome });
-      if (data.bodies) this.bodies.keepSoon(data, outcome, finishedAt);
-    });
+    if (data.bodies) outsideTrace(spans, () => this.bodies.keepSoon(data, outcome, times.finishedAt));
     if (data.notify) await this.announceBudgets(data.appId, data.taskId, budgetCrossings);
+    this.observe(queue, data.resolvedModel, data.appId, end, times, upstreamCalls);
+    if (end.failure) throw new UnrecoverableError(`${end.failure.code}: ${end.failure.message}`);
+    return { status: 'succeeded' };
+  }
 
+  /**
+   * Runs the task with its service. A GatewayError, or any error on the last attempt, is its final answer; any other
+   * error is thrown for BullMQ to retry, having touched nothing.
+   */
+  private async execute<Q extends TaskQueueName>(
+    job: Job<PayloadOf<Q>>,
+    service: TaskService<Q>,
+    upstreamCalls: UpstreamAttempt[],
+    spans?: TaskSpans,
+  ): Promise<TaskEnd> {
+    try {
+      return { executed: await inStage(spans, 'task.execute', () => service.execute(job.data, upstreamCalls)) };
+    } catch (error) {
+      if (!(error instanceof GatewayError) && !isLastAttempt(job)) {
+        this.logger.warn(
+          { taskId: job.data.taskId, attempt: job.attemptsMade + 1, err: (error as Error).message },
+          'task attempt failed, will retry',
+        );
+        throw error;
+      }
+      return { failure: toFailure(error, job.data.taskId, this.logger) };
+    }
+  }
+
+  /** The task's figures on the worker's metrics, once its outcome is delivered. */
+  private observe(
+    queue: TaskQueueName,
+    model: string,
+    appId: string,
+    { executed }: TaskEnd,
+    { startedAt, finishedAt }: RunTimes,
+    upstreamCalls: UpstreamAttempt[],
+  ): void {
     const labels = {
       queue,
-      model: data.resolvedModel,
+      model,
       provider: executed?.provider ?? 'none',
       outcome: executed ? 'succeeded' : 'failed',
     };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
-    if (executed) this.countUsage(data.resolvedModel, data.appId, executed);
-    this.countMetered(data.resolvedModel, metered, upstreamCalls);
-    if (failure) throw new UnrecoverableError(`${failure.code}: ${failure.message}`);
-    return { status: 'succeeded' };
+    if (executed) this.countUsage(model, appId, executed);
+    this.countMetered(model, meteredRoutes(executed, upstreamCalls), upstreamCalls);
   }
 
   /** Budget events, after the answer: settlement marked each threshold once per period, so they are sent once. */
@@ -188,9 +161,12 @@ export class TaskRunner {
     }
   }
 
-  /** An earlier run delivered this task (and then stalled): what it left is its record, and the job's ending. */
-  private async finishDelivered(taskId: string): Promise<TaskJobResult> {
-    const outcome = await this.recorder.writePending(taskId);
+  /**
+   * An earlier run delivered this task (and then stalled): the record writers write its record; the job ends as the
+   * delivered outcome did (an outcome already recorded was delivered, and its job ended, long ago).
+   */
+  private async endDelivered(taskId: string): Promise<TaskJobResult> {
+    const outcome = await this.delivery.read(taskId);
     if (outcome && !outcome.ok) throw new UnrecoverableError(`${outcome.error.code}: ${outcome.error.message}`);
     return { status: 'succeeded' };
   }

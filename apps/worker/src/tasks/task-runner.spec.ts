@@ -1,21 +1,17 @@
 import { GatewayError, Tracing } from '@gateway/common';
 import { MetricsService } from '@gateway/metrics';
-import { EmbeddingsJob, FinishedTask, OutcomeDelivery, PendingRecord, QueueName, TaskOutcome } from '@gateway/queue';
+import { FinishedTask, OutcomeDelivery } from '@gateway/ledger';
+import { EmbeddingsJob, QueueName, TaskOutcome } from '@gateway/queue';
 import { LimitsService } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
 import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
 import { ExecutedTask, TaskService } from './task-service';
-import { TaskRecorder } from './task-recorder.service';
 import { TaskRunner } from './task-runner.service';
 
 /** Every side effect of a run, in the order it happened. */
-type Step =
-  | ['settle', number]
-  | ['deliver', FinishedTask]
-  | ['record', { record: Record<string, unknown>; notify: boolean }]
-  | ['recordPending', string];
+type Step = ['settle', number] | ['deliver', FinishedTask] | ['readDelivered', string];
 
 /** `earlier`: an earlier run of the job delivered (its mark is on the job; a second delivery is refused). */
 function fakes(steps: Step[], earlier?: TaskOutcome) {
@@ -26,11 +22,8 @@ function fakes(steps: Step[], earlier?: TaskOutcome) {
         return !earlier;
       },
       wasDelivered: async () => earlier !== undefined,
-    },
-    recorder: {
-      writeSoon: (entry: PendingRecord) => void steps.push(['record', JSON.parse(entry.record)]),
-      writePending: async (taskId: string) => {
-        steps.push(['recordPending', taskId]);
+      read: async (taskId: string) => {
+        steps.push(['readDelivered', taskId]);
         return earlier ?? null;
       },
     },
@@ -89,7 +82,6 @@ describe('TaskRunner', () => {
   const runnerWith = (f: ReturnType<typeof fakes>) =>
     new TaskRunner(
       f.delivery as unknown as OutcomeDelivery,
-      f.recorder as unknown as TaskRecorder,
       f.limits as unknown as LimitsService,
       {} as WebhookJobs,
       new MetricsService(),
@@ -105,7 +97,7 @@ describe('TaskRunner', () => {
 
   const names = () => steps.map(([name]) => name);
 
-  it('settles the limits, then delivers the outcome with the record and usage, then writes the record', async () => {
+  it('settles the limits, then delivers the outcome with the filed record and the usage', async () => {
     // Admitted 1.5 s ago: its latency falls in the 2,500 ms bucket however slow this machine runs the test.
     const job = jobOn(1);
     job.timestamp = Date.now() - 1_500;
@@ -118,7 +110,7 @@ describe('TaskRunner', () => {
     ).resolves.toEqual({
       status: 'succeeded',
     });
-    expect(names()).toEqual(['settle', 'deliver', 'record']);
+    expect(names()).toEqual(['settle', 'deliver']);
     expect(steps[0]).toEqual(['settle', 5]);
     const delivered = steps[1][1] as FinishedTask;
     expect(delivered).toMatchObject({ taskId: 'task_1', jobKey: 'gw:embeddings:task_1', replyTo: 'reply:api_1' });
@@ -132,20 +124,20 @@ describe('TaskRunner', () => {
       'app_1|text-embedding-v4|2026-11-24|costNanos': 100_000,
       'app_1|text-embedding-v4|2026-11-24|lat2500': 1,
     });
-    expect(delivered.recordDueAt).toBeGreaterThan(Date.now());
-    expect(steps[2][1]).toMatchObject({
+    expect(delivered.day).toBe('2026-11-24');
+    expect(JSON.parse(delivered.record)).toMatchObject({
       record: { _id: 'task_1', status: 'succeeded', attempts: 1, costNanos: 100_000, day: '2026-11-24' },
       notify: true,
     });
   });
 
-  it('does not run a task again when a rerun finds its job delivered: it only finishes the record', async () => {
+  it('does not run a task again when a rerun finds its job delivered: it ends as the delivered outcome', async () => {
     const earlier: TaskOutcome = { ok: true, body: '{"data":[1]}', provider: 'primary', providerMs: 3 };
     runner = runnerWith(fakes(steps, earlier));
     const execute = jest.fn(async () => executed);
     await expect(runner.runTask(QueueName.Embeddings, jobOn(2), { execute })).resolves.toEqual({ status: 'succeeded' });
     expect(execute).not.toHaveBeenCalled();
-    expect(steps).toEqual([['recordPending', 'task_1']]);
+    expect(steps).toEqual([['readDelivered', 'task_1']]);
   });
 
   it('ends a rerun of a delivered failure as a failure again', async () => {
@@ -160,7 +152,7 @@ describe('TaskRunner', () => {
     ).rejects.toBeInstanceOf(UnrecoverableError);
   });
 
-  it('leaves the record to the run that delivered when a delivery is refused as a repeat', async () => {
+  it('ends as the earlier delivery when a delivery is refused as a repeat', async () => {
     runner = runnerWith(fakes(steps, { ok: true, body: '{}', provider: 'primary', providerMs: 0 }));
     // A first attempt that was already delivered by an earlier worker (the mark came after wasDelivered was asked).
     await runner.runTask(
@@ -168,7 +160,7 @@ describe('TaskRunner', () => {
       jobOn(1),
       serviceDoing(async () => executed),
     );
-    expect(names()).toEqual(['settle', 'deliver', 'recordPending']);
+    expect(names()).toEqual(['settle', 'deliver', 'readDelivered']);
   });
 
   it('takes a GatewayError as the final answer at once, with attempts left', async () => {
@@ -180,14 +172,16 @@ describe('TaskRunner', () => {
       }),
     );
     await expect(refused).rejects.toBeInstanceOf(UnrecoverableError);
-    expect(names()).toEqual(['settle', 'deliver', 'record']);
+    expect(names()).toEqual(['settle', 'deliver']);
     const delivered = steps[1][1] as FinishedTask;
     expect(delivered.outcome).toMatchObject({ ok: false, error: { code: 'InvalidParameter', param: 'dimensions' } });
     expect(delivered.usage).toMatchObject({
       'app_1|text-embedding-v4|2026-11-24|calls': 1,
       'app_1|text-embedding-v4|2026-11-24|errors': 1,
     });
-    expect(steps[2][1]).toMatchObject({ record: { status: 'failed', error: { code: 'InvalidParameter' } } });
+    expect(JSON.parse(delivered.record)).toMatchObject({
+      record: { status: 'failed', error: { code: 'InvalidParameter' } },
+    });
   });
 
   it('hands any other error back to BullMQ for a retry, touching nothing, while attempts are left', async () => {
@@ -211,13 +205,14 @@ describe('TaskRunner', () => {
       }),
     );
     await expect(crashed).rejects.toBeInstanceOf(UnrecoverableError);
-    const delivered = (steps.find(([name]) => name === 'deliver')![1] as FinishedTask).outcome;
+    const finished = steps.find(([name]) => name === 'deliver')![1] as FinishedTask;
+    const delivered = finished.outcome;
     expect(delivered).toMatchObject({
       ok: false,
       error: { code: 'InternalError', message: 'the task failed inside the gateway' },
     });
     expect(JSON.stringify(delivered)).not.toContain('secret detail');
-    expect(steps.find(([name]) => name === 'record')![1]).toMatchObject({ record: { status: 'failed', attempts: 3 } });
+    expect(JSON.parse(finished.record)).toMatchObject({ record: { status: 'failed', attempts: 3 } });
   });
 
   it('files no webhook for an application without a callback URL', async () => {
@@ -227,7 +222,7 @@ describe('TaskRunner', () => {
       quiet,
       serviceDoing(async () => executed),
     );
-    expect(steps[2][1]).toMatchObject({ notify: false });
+    expect(JSON.parse((steps[1][1] as FinishedTask).record)).toMatchObject({ notify: false });
   });
 
   it('lets a task service free what a job kept for its reruns only once the job will not run again', async () => {

@@ -1,3 +1,4 @@
+import type { FiledBill } from '@gateway/db';
 import type { UpstreamAttempt } from '@gateway/contracts';
 import type { PayloadOf, TaskQueueName, TaskUsage } from '@gateway/queue';
 
@@ -11,8 +12,11 @@ export interface ExecutedTask {
   providerMs: number;
   /** Integer nanos of the catalog currency (@gateway/common money). */
   costNanos: number;
-  /** An image edit's delivered images: the route whose call made each (absent when stored by an earlier run), its cost. */
-  billedImages?: { route?: string; costNanos: number }[];
+  /**
+   * An image edit's delivered images, each billed with the task's record (FiledBill): its output index, the route
+   * whose call made it (absent when stored by an earlier run) and its unit price.
+   */
+  billedImages?: (FiledBill & { route?: string })[];
   /** A stored response's conversation (JSON text), recorded beside the body for `previous_response_id`. */
   conversation?: string;
 }

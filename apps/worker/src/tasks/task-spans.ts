@@ -1,6 +1,6 @@
-import { contextOf, traceparentOf, Tracing } from '@gateway/common';
+import { traceparentOf, Tracing } from '@gateway/common';
 import { TaskEnvelope } from '@gateway/queue';
-import { Context, context, Link, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Context, context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { Job } from 'bullmq';
 
 /**
@@ -79,19 +79,4 @@ export function inStage<T>(spans: TaskSpans | undefined, name: string, work: () 
 export function outsideTrace(spans: TaskSpans | undefined, work: () => void): void {
   if (spans) context.with(ROOT_CONTEXT, work);
   else work();
-}
-
-/**
- * A batch of task records written together: one span linked to each traced task's span, since a span has one parent
- * and the batch serves many traces. Undefined when none of them is traced.
- */
-export function recordBatchSpan(tracing: Tracing, traceparents: (string | undefined)[]): Span | undefined {
-  if (!tracing.enabled) return undefined;
-  const links: Link[] = [];
-  for (const traceparent of traceparents) {
-    const linked = traceparent ? trace.getSpanContext(contextOf(traceparent)) : undefined;
-    if (linked) links.push({ context: linked });
-  }
-  if (links.length === 0) return undefined;
-  return tracing.start('task.record', { links, attributes: { 'gateway.tasks': traceparents.length } }, undefined).span;
 }

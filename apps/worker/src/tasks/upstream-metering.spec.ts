@@ -40,8 +40,8 @@ describe('a task record’s metered routes', () => {
       usage: { prompt_tokens: 5, total_tokens: 5, images: 2 },
       costNanos: 200_000_000 + 50_000_000,
       billedImages: [
-        { route: 'dashscope:edit', costNanos: 200_000_000 },
-        { route: 'local:edit', costNanos: 50_000_000 },
+        { index: 0, route: 'dashscope:edit', unitPriceNanos: 200_000_000, currency: 'CNY' },
+        { index: 1, route: 'local:edit', unitPriceNanos: 50_000_000, currency: 'CNY' },
       ],
     });
     expect(meteredRoutes(task, attempts)).toEqual([

@@ -44,7 +44,7 @@ function billedRoutes(executed: ExecutedTask | undefined, attempts: UpstreamAtte
   const upstream = new Set(attempts.map((attempt) => attempt.route));
   const { usage, costNanos } = executed;
   if (executed.billedImages) {
-    for (const { route, costNanos: imageNanos } of executed.billedImages) {
+    for (const { route, unitPriceNanos: imageNanos } of executed.billedImages) {
       if (route === undefined || !upstream.has(route)) continue;
       const sums = billed.get(route);
       billed.set(route, { images: (sums?.images ?? 0) + 1, costNanos: (sums?.costNanos ?? 0) + imageNanos });

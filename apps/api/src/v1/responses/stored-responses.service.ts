@@ -8,7 +8,7 @@ import {
   taskIdOfResponse,
 } from '@gateway/contracts';
 import { readFiledRecord, TaskRecord, TasksRepository } from '@gateway/db';
-import { PendingRecords } from '@gateway/queue';
+import { DeliveredTasks } from '@gateway/ledger';
 import { Injectable } from '@nestjs/common';
 import { TaskReader } from '../tasks/task-reader.service';
 
@@ -30,7 +30,7 @@ export class StoredResponses {
   constructor(
     config: AppConfig,
     private readonly tasks: TasksRepository,
-    private readonly pending: PendingRecords,
+    private readonly delivered: DeliveredTasks,
     private readonly reader: TaskReader,
   ) {
     this.retentionMs = config.TASK_RESULT_RETENTION * 1000;
@@ -93,11 +93,11 @@ export class StoredResponses {
 
   /** In Redis until its record is written, then in MongoDB, as GET /v1/tasks reads it. */
   private async findByTask(taskId: string, appId: string): Promise<StoredResponse | null> {
-    const pending = await this.pending.find(taskId);
-    if (pending) {
-      const { record, conversation } = readFiledRecord(pending.record);
-      if (!this.continuable(record, appId) || !pending.outcome?.ok) return null;
-      return storedOf(pending.outcome.body, conversation);
+    const delivered = await this.delivered.find(taskId);
+    if (delivered) {
+      const { record, conversation } = readFiledRecord(delivered.record);
+      if (!this.continuable(record, appId) || !delivered.outcome?.ok) return null;
+      return storedOf(delivered.outcome.body, conversation);
     }
     const record = await this.tasks.findForApp(taskId, appId);
     if (!record || !this.continuable(record, appId) || this.pastRetention(record)) return null;

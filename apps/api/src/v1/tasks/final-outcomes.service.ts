@@ -1,5 +1,6 @@
 import { TasksRepository } from '@gateway/db';
-import { OutcomeDelivery, OutcomeLookup, TaskOutcome } from '@gateway/queue';
+import { OutcomeDelivery } from '@gateway/ledger';
+import { OutcomeLookup, TaskOutcome } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 /**

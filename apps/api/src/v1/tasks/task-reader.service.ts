@@ -1,6 +1,7 @@
 import { AppConfig, ERROR_CODES, ErrorCode, GatewayError, nanosToNumber } from '@gateway/common';
 import { readFiledRecord, TaskRecord, TasksRepository } from '@gateway/db';
-import { JobDispatcher, PendingRecords } from '@gateway/queue';
+import { DeliveredTasks } from '@gateway/ledger';
+import { JobDispatcher } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 
 const TASK_ID = /^task_[0-9A-Za-z]{22}$/;
@@ -17,7 +18,7 @@ export class TaskReader {
     config: AppConfig,
     private readonly tasks: TasksRepository,
     private readonly dispatcher: JobDispatcher,
-    private readonly pending: PendingRecords,
+    private readonly delivered: DeliveredTasks,
   ) {
     this.retentionMs = config.TASK_RESULT_RETENTION * 1000;
   }
@@ -62,11 +63,11 @@ export class TaskReader {
 
   /** A delivered task whose record is not written yet, as the record will show it; another application's: absent. */
   private async readFiled(taskId: string, appId: string): Promise<Record<string, unknown> | null> {
-    const pending = await this.pending.find(taskId);
-    if (!pending) return null;
-    const { record } = readFiledRecord(pending.record);
+    const delivered = await this.delivered.find(taskId);
+    if (!delivered) return null;
+    const { record } = readFiledRecord(delivered.record);
     if (record.appId !== appId) throw notFound(taskId);
-    return present(record, pending.outcome?.ok ? pending.outcome.body : null, false);
+    return present(record, delivered.outcome?.ok ? delivered.outcome.body : null, false);
   }
 
   private pastRetention(record: TaskRecord): boolean {

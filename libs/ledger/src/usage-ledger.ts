@@ -1,7 +1,13 @@
 import { LatencyHistogram, latencyBucket, randomBase62 } from '@gateway/common';
+import { UsageDailyRepository } from '@gateway/db';
 import { defineScript, GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
+
+/** How long one fold may hold the lease; a holder that dies frees it after this. */
+const FOLD_LEASE_MS = 60_000;
+/** Batches folded per turn: usage counted faster than this is folded on the next turn. */
+const BATCHES_PER_FOLD = 10;
 
 /**
  * The batch to fold: the one a fold that did not finish left (same id, so the roll-ups it reached skip it), or else
@@ -50,7 +56,7 @@ export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 const LATENCY_COUNTER = 'lat';
 
 /** One roll-up's share of a batch: application, model, UTC day, and what to add. */
-export interface UsageIncrement {
+interface UsageIncrement {
   appId: string;
   model: string;
   day: string;
@@ -59,7 +65,7 @@ export interface UsageIncrement {
   latency: LatencyHistogram;
 }
 
-export interface UsageBatch {
+interface UsageBatch {
   id: string;
   increments: UsageIncrement[];
 }
@@ -81,45 +87,58 @@ export function usageFields(
 
 /**
  * Usage counted in Redis at delivery, exactly once per task, and folded into the MongoDB roll-ups in batches
- * (docs/decisions/exact-usage.md). One process folds at a time, under a lease: FerretDB applies an update by
- * reading and rewriting the document, so two writers of one roll-up could lose an increment.
+ * (docs/decisions/exact-usage.md). A fold renames what is counted to a batch with a random id; each roll-up takes
+ * the increment and the id together, so a fold that dies halfway is run again with the same id and changes only the
+ * roll-ups it had not reached. One process folds at a time, under a lease: FerretDB applies an update by reading and
+ * rewriting the document, so two writers of one roll-up could lose an increment.
  */
 @Injectable()
 export class UsageLedger {
   private readonly redis: Redis;
   private readonly keys: RedisKeys;
 
-  constructor(redis: GatewayRedis) {
+  constructor(
+    redis: GatewayRedis,
+    private readonly rollups: UsageDailyRepository,
+  ) {
     this.redis = redis.client;
     this.keys = redis.keys;
   }
 
-  /** The fold lease for `ms`, or null while another process holds it; pass the token to release it. */
-  async lease(ms: number): Promise<string | null> {
+  /** Folds what is counted; returns the batches folded, or null when another process holds the lease. */
+  fold(): Promise<number | null> {
+    return this.underLease(() => this.foldHeld());
+  }
+
+  /** Runs `work` holding the fold lease, so no fold runs meanwhile; null when another process holds it. */
+  async underLease<T>(work: () => Promise<T>): Promise<T | null> {
     const token = randomBase62(16);
-    const taken = await this.redis.set(this.keys.usageFoldLease(), token, 'PX', ms, 'NX');
-    return taken ? token : null;
-  }
-
-  async release(token: string): Promise<void> {
-    await RELEASE.run(this.redis, [this.keys.usageFoldLease()], [token]);
-  }
-
-  /** The batch to fold next, or null when nothing is counted; hold the lease. */
-  async takeBatch(): Promise<UsageBatch | null> {
-    const taken = await TAKE_BATCH.run(
-      this.redis,
-      [this.keys.usagePending(), this.keys.usageFolding(), this.keys.usageFoldId()],
-      [randomBase62(16)],
-    );
+    const taken = await this.redis.set(this.keys.usageFoldLease(), token, 'PX', FOLD_LEASE_MS, 'NX');
     if (!taken) return null;
-    const [id, flat] = taken;
-    return { id, increments: parseIncrements(flat) };
+    try {
+      return await work();
+    } finally {
+      await RELEASE.run(this.redis, [this.keys.usageFoldLease()], [token]);
+    }
   }
 
-  /** The batch is in every roll-up it names. */
-  async finishBatch(id: string): Promise<void> {
-    await FINISH_BATCH.run(this.redis, [this.keys.usageFolding(), this.keys.usageFoldId()], [id]);
+  /** Folds with the lease already held (by underLease). */
+  async foldHeld(): Promise<number> {
+    let folded = 0;
+    for (; folded < BATCHES_PER_FOLD; folded++) {
+      const batch = await this.takeBatch();
+      if (!batch) break;
+      await this.rollups.fold(
+        batch.id,
+        batch.increments.map(({ appId, model, day, counters, latency }) => ({
+          key: { appId, model, day },
+          counters,
+          latency,
+        })),
+      );
+      await FINISH_BATCH.run(this.redis, [this.keys.usageFolding(), this.keys.usageFoldId()], [batch.id]);
+    }
+    return folded;
   }
 
   /** Whether usage of `day` is counted and not folded yet. */
@@ -129,6 +148,18 @@ export class UsageLedger {
       if (fields.some((field) => field.slice(0, field.lastIndexOf('|')).endsWith(`|${day}`))) return true;
     }
     return false;
+  }
+
+  /** The batch to fold next, or null when nothing is counted; hold the lease. */
+  private async takeBatch(): Promise<UsageBatch | null> {
+    const taken = await TAKE_BATCH.run(
+      this.redis,
+      [this.keys.usagePending(), this.keys.usageFolding(), this.keys.usageFoldId()],
+      [randomBase62(16)],
+    );
+    if (!taken) return null;
+    const [id, flat] = taken;
+    return { id, increments: parseIncrements(flat) };
   }
 }
 

@@ -1,7 +1,7 @@
 import { ApplicationsRepository, TaskRecord, TasksRepository, UsageCounters, UsageDailyRepository } from '@gateway/db';
-import { PendingRecords, UsageLedger } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
-import { UsageFolder } from './usage-folder.service';
+import { DeliveredTasks } from './delivered-tasks';
+import { UsageLedger } from './usage-ledger';
 
 /** Task records read per listing call. */
 const PAGE = 500;
@@ -37,9 +37,8 @@ const ZERO: UsageCounters = { calls: 0, errors: 0, promptTokens: 0, completionTo
 @Injectable()
 export class UsageReconciler {
   constructor(
-    private readonly folder: UsageFolder,
     private readonly ledger: UsageLedger,
-    private readonly pending: PendingRecords,
+    private readonly delivered: DeliveredTasks,
     private readonly applications: ApplicationsRepository,
     private readonly tasks: TasksRepository,
     private readonly usage: UsageDailyRepository,
@@ -47,7 +46,7 @@ export class UsageReconciler {
 
   async reconcile(day: string, { repair }: { repair: boolean }): Promise<Reconciliation> {
     for (const deadline = Date.now() + LEASE_WAIT_MS; ;) {
-      const done = await this.folder.underLease(() => this.reconcileHeld(day, repair));
+      const done = await this.ledger.underLease(() => this.reconcileHeld(day, repair));
       if (done) return done;
       if (Date.now() > deadline) throw new Error('another process held the usage fold lease for 30 s; try again');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -55,7 +54,7 @@ export class UsageReconciler {
   }
 
   private async reconcileHeld(day: string, repair: boolean): Promise<Reconciliation> {
-    await this.folder.foldHeld();
+    await this.ledger.foldHeld();
     const movingBefore = await this.unsettled(day);
     const recorded = await this.recordedUsage(day);
     const moving = movingBefore ?? (await this.unsettled(day));
@@ -82,7 +81,7 @@ export class UsageReconciler {
 
   /** Why the day is still moving, if it is. */
   private async unsettled(day: string): Promise<string | undefined> {
-    const pending = (await this.pending.pendingDays()).get(day);
+    const pending = (await this.delivered.pendingDays()).get(day);
     if (pending) return `${pending} task records of ${day} are still to be written`;
     if (await this.ledger.hasUnfolded(day)) return `usage of ${day} was counted while reconciling`;
     return undefined;

@@ -1,12 +1,11 @@
-import { AppConfig, LOGGER } from '@gateway/common';
-import { UsageFolder } from '@gateway/metering';
+import { AppConfig, LOGGER, PeriodicTurns } from '@gateway/common';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Logger } from 'pino';
-import { PeriodicTurns } from './periodic-turns';
+import { UsageLedger } from './usage-ledger';
 
 /**
- * Folds counted usage into the MongoDB roll-ups every USAGE_FLUSH_MS (UsageFolder); whichever worker holds the
- * lease does it. Nothing is lost by a worker that dies or a fold that fails: the usage stays counted in Redis.
+ * Folds counted usage into the MongoDB roll-ups every USAGE_FLUSH_MS (UsageLedger.fold), in every worker; whichever
+ * holds the lease does it. Nothing is lost by a worker that dies or a fold that fails: the usage stays in Redis.
  */
 @Injectable()
 export class UsageFolding implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -15,7 +14,7 @@ export class UsageFolding implements OnApplicationBootstrap, BeforeApplicationSh
 
   constructor(
     config: AppConfig,
-    private readonly folder: UsageFolder,
+    private readonly ledger: UsageLedger,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.turns = new PeriodicTurns(config.USAGE_FLUSH_MS, () => this.fold());
@@ -31,7 +30,7 @@ export class UsageFolding implements OnApplicationBootstrap, BeforeApplicationSh
 
   private async fold(): Promise<void> {
     try {
-      await this.folder.fold();
+      await this.ledger.fold();
       this.failing = false;
     } catch (error) {
       if (!this.failing) this.logger.warn({ err: (error as Error).message }, 'usage fold failed; it stays counted');
