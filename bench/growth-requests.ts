@@ -8,7 +8,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { utcDay, utcDaysBefore } from '@gateway/common';
 import { FeedQuery, NewTaskRecord, TaskFilter, TasksRepository } from '@gateway/db';
 
-/** Records of one `recordEach` in the Requests-only fill: the worker's TaskRecorder writes in batches too. */
+/** Records of one `recordEach` in the Requests-only fill: the worker's RecordWriter writes in batches too. */
 const BATCH = 500;
 /** Batches written at once. */
 const BATCHES_IN_FLIGHT = 6;

@@ -13,7 +13,7 @@ export class UsageDaily {
   @Prop({ type: String, required: true }) _id: string;
   /** `${appId}|${YYYY-MM}`: a range of days is read a month at a time, by equality (FerretDB serves no ranges). */
   @Prop({ required: true }) appMonth: string;
-  /** The last usage batch folded into this roll-up (UsageFolder): folding that batch again changes nothing. */
+  /** The last usage batch folded into this roll-up (UsageLedger.fold): folding that batch again changes nothing. */
   @Prop({ type: String }) lastFold?: string;
   @Prop({ type: Number, default: 0 }) calls: number;
   @Prop({ type: Number, default: 0 }) errors: number;

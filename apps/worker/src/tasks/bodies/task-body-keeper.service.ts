@@ -8,7 +8,7 @@ import { requestOfJob } from './request-of-job';
 import { WindowedBatches } from '../windowed-batches';
 
 const DAY_MS = 86_400_000;
-/** Bodies of tasks delivered within this window are written together, as TaskRecorder does with records. */
+/** Bodies of tasks delivered within this window are written together, as RecordWriter does with records. */
 const BATCH_WINDOW_MS = 250;
 const MAX_BATCH = 100;
 
