@@ -1,12 +1,6 @@
-import { MOVE_TO_ACTIVE_ON_WAKE } from '@gateway/queue';
-import { Job, JobJsonRaw, Processor, RedisClient, Worker, WorkerOptions } from 'bullmq';
-import type Redis from 'ioredis';
+import { BullRedis, MOVE_TO_ACTIVE_ON_WAKE } from '@gateway/queue';
+import { Job, JobJsonRaw, Processor, Worker, WorkerOptions } from 'bullmq';
 
-/**
- * A connection as BullMQ hands it to the fetch: its ioredis adapter is a Proxy that is both its RedisClient and the
- * ioredis client underneath (defineCommand included).
- */
-type BullRedis = RedisClient & Redis;
 type WakeRedis = BullRedis & { moveToActiveOnWake(...keysAndArgs: unknown[]): Promise<unknown[]> };
 
 /** The parts of BullMQ's Worker this class takes over or reads, private in its types (bullmq 5.x). */

@@ -6,9 +6,8 @@ import {
   HealthIndicatorService,
   MongooseHealthIndicator,
 } from '@nestjs/terminus';
-import { QueueName } from '@gateway/queue';
+import { bullClientOf, QueueName } from '@gateway/queue';
 import { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 
 /** Readiness: MongoDB and Redis answer (docs/operations.md). */
 @Injectable()
@@ -38,7 +37,7 @@ export class ReadinessCheck {
   private async redis() {
     const indicator = this.indicators.check('redis');
     try {
-      const client = (await this.queue.client) as unknown as Redis;
+      const client = await bullClientOf(this.queue);
       await client.ping();
       return indicator.up();
     } catch (error) {

@@ -1,8 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { QueueName } from '@gateway/queue';
+import { bullClientOf, QueueName } from '@gateway/queue';
 import { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { MetricsService } from '../metrics.service';
 
 /**
@@ -18,7 +17,7 @@ export class RedisMemoryCollector implements OnModuleInit {
 
   onModuleInit(): void {
     this.metrics.onScrape(async () => {
-      const client = (await this.queue.client) as unknown as Redis;
+      const client = await bullClientOf(this.queue);
       const info = parseInfo(await client.info('memory'));
       this.metrics.redisMemoryUsed.set(Number(info.used_memory));
       this.metrics.redisMemoryMax.set(Number(info.maxmemory));
