@@ -61,16 +61,25 @@ export function inputOf(
     budget?: { amount: string; period: 'day' | 'month' } | null;
   },
 ): ApplicationInput {
-  const input = Object.fromEntries(
-    Object.keys(EMPTY_APPLICATION).map((field) => [field, app[field as keyof typeof app]]),
-  ) as unknown as ApplicationInput;
   return {
-    ...input,
+    name: app.name,
+    description: app.description,
+    type: app.type,
+    usage_scenario: app.usage_scenario,
+    expected_volume: app.expected_volume,
     scope: { capabilities: app.scope.capabilities, models: app.scope.models },
-    callback_url: app.callback_url ?? '',
+    daily_call_limit: app.daily_call_limit,
+    concurrency_limit: app.concurrency_limit,
+    requests_per_minute: app.requests_per_minute,
+    token_quota: app.token_quota,
     budget_amount: app.budget?.amount ?? '',
     budget_period: app.budget?.period ?? 'month',
-  };
+    ip_whitelist: app.ip_whitelist,
+    callback_url: app.callback_url ?? '',
+    log_bodies: app.log_bodies,
+    body_retention_days: app.body_retention_days,
+    // Every field of the form, optional ones included: a field added to ApplicationFields must be copied here too.
+  } satisfies { [F in keyof ApplicationInput]-?: unknown };
 }
 
 const FORM_FIELDS = new Set([
