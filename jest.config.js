@@ -11,7 +11,6 @@ const aliases = [
   'providers',
   'tenancy',
   'metrics',
-  'metering',
   'imaging',
   'webhooks',
   'outbound',

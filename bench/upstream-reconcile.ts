@@ -17,11 +17,11 @@ import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
-import { CatalogModule } from '@gateway/catalog';
 import type { UpstreamUsage } from '@gateway/contracts';
 import { utcDay, utcDaysBefore } from '@gateway/common';
 import { ApplicationsRepository, NewTaskRecord, TasksRepository } from '@gateway/db';
-import { Pricing, UpstreamReconciler } from '@gateway/metering';
+import { CatalogModule } from '@gateway/catalog';
+import { UpstreamReconciler } from '@gateway/ledger';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../scripts/services.js');
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     const config = benchConfig(stack, 'reconcile');
     const app = await benchContext(config, 'upstream-reconcile-bench', {
       imports: [CatalogModule],
-      providers: [Pricing, UpstreamReconciler],
+      providers: [UpstreamReconciler],
     });
     const apps = await createApps(app);
     let recorded = 0;

@@ -10,7 +10,7 @@ const LAYERS = [
   ['contracts'],
   ['catalog', 'outbound', 'redis'],
   ['db', 'queue', 'tokenizers'],
-  ['imaging', 'metering', 'metrics', 'webhooks'],
+  ['imaging', 'metrics', 'webhooks'],
   ['ledger', 'local-imaging', 'tenancy'],
   ['providers'],
 ];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { formatNanos, utcDay } from '@gateway/common';
 import { TasksRepository } from '@gateway/db';
-import type { UpstreamDrift, UpstreamReconciliation } from '@gateway/metering';
+import type { UpstreamDrift, UpstreamReconciliation } from '@gateway/ledger';
 import { MetricsService } from '@gateway/metrics';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';

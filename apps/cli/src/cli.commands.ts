@@ -8,8 +8,7 @@ import {
   UsersRepository,
 } from '@gateway/db';
 import { AppConfig, formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
-import { UsageReconciler } from '@gateway/ledger';
-import { UpstreamDrift, UpstreamReconciler } from '@gateway/metering';
+import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/ledger';
 import {
   accountAccess,
   auditedApplication,

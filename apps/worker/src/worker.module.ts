@@ -3,7 +3,6 @@ import { AppConfig, ConfigModule, LoggerModule, Tracing, TracingModule } from '@
 import { DbModule } from '@gateway/db';
 import { ImagingModule } from '@gateway/imaging';
 import { LedgerModule, RecordWriter, UsageFolding } from '@gateway/ledger';
-import { MeteringModule } from '@gateway/metering';
 import { MetricsModule, OperationsModule } from '@gateway/metrics';
 import { ProvidersModule } from '@gateway/providers';
 import { QueueModule, QueueName, TaskQueueName } from '@gateway/queue';
@@ -61,7 +60,6 @@ export class WorkerModule {
         LedgerModule,
         ProvidersModule,
         TenancyModule,
-        MeteringModule,
         OperationsModule,
         ImagingModule,
       ],

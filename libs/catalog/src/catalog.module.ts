@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { CatalogService } from './catalog.service';
+import { Pricing } from './pricing.service';
 
 @Global()
-@Module({ providers: [CatalogService], exports: [CatalogService] })
+@Module({ providers: [CatalogService, Pricing], exports: [CatalogService, Pricing] })
 export class CatalogModule {}

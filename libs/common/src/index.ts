@@ -14,7 +14,6 @@ export * from './logging/logger';
 export * from './logging/logger.module';
 export * from './lifecycle/shutdown-deadline';
 export * from './lifecycle/shutdown-steps';
-export * from './lifecycle/periodic-turns';
 export * from './tracing/tracing';
 export * from './tracing/trace-context';
 export * from './tracing/tracing.module';

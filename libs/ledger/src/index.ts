@@ -5,3 +5,4 @@ export * from './record-writer.service';
 export * from './usage-folding.service';
 export * from './usage-ledger';
 export * from './usage-reconciler.service';
+export * from './upstream-reconciler.service';

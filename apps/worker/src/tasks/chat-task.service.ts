@@ -1,6 +1,5 @@
-import { CatalogService } from '@gateway/catalog';
+import { CatalogService, Pricing } from '@gateway/catalog';
 import { UpstreamAttempt } from '@gateway/contracts';
-import { Pricing } from '@gateway/metering';
 import { ChatAnswer, ChatCall, ChatChunk, ProviderRouter, RoutedAnswer } from '@gateway/providers';
 import { ChatJob, QueueName } from '@gateway/queue';
 import { ChunkStreams } from '@gateway/redis';

@@ -1,8 +1,7 @@
 import { endianness } from 'node:os';
-import { CatalogService } from '@gateway/catalog';
+import { CatalogService, Pricing } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
-import { Pricing } from '@gateway/metering';
 import { ProviderRouter } from '@gateway/providers';
 import { EmbeddingsJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';

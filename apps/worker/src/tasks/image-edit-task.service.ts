@@ -1,8 +1,7 @@
-import { CatalogService, ModelSpec } from '@gateway/catalog';
+import { CatalogService, ModelSpec, Pricing } from '@gateway/catalog';
 import { AppConfig, GatewayError, imagesCostNanos } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
-import { Pricing } from '@gateway/metering';
 import type { FetchReach } from '@gateway/outbound';
 import { ImageEditInput, ProviderRouter } from '@gateway/providers';
 import { tokenizerOf } from '@gateway/tokenizers';

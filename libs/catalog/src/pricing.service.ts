@@ -1,4 +1,5 @@
-import { CatalogService, ModelPriceNanos, ModelSpec, RouteSpec } from '@gateway/catalog';
+import { CatalogService } from './catalog.service';
+import type { ModelPriceNanos, ModelSpec, RouteSpec } from './catalog.types';
 import { tokenCostNanos } from '@gateway/common';
 import { Injectable } from '@nestjs/common';
 

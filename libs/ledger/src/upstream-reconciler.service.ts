@@ -1,8 +1,7 @@
-import { CatalogService, routeKey } from '@gateway/catalog';
+import { CatalogService, Pricing, routeKey } from '@gateway/catalog';
 import { USAGE_FIGURES, UpstreamUsage } from '@gateway/contracts';
 import { ApplicationsRepository, TaskRecord, TasksRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
-import { Pricing } from './pricing.service';
 
 /** Task records read per listing call (slices of 2,500 measured no faster: bench/README.md). */
 const PAGE = 500;
