@@ -35,8 +35,8 @@ const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5_000;
 
 /**
- * Writes delivered tasks' MongoDB records, then their webhook jobs (the event describes the record), then settles
- * them on the record stream (DeliveredTasks). Every worker runs one writer in the stream's consumer group, so any
+ * Writes delivered tasks' bills (an image edit's billing records) and MongoDB records, then their webhook jobs (the
+ * event describes the record), then settles them on the record stream (DeliveredTasks). Every worker runs one writer in the stream's consumer group, so any
  * worker writes any task's record, in batches, off the jobs' path. A batch MongoDB refuses is retried until it is
  * written, however long MongoDB is away; a batch whose writer dies is claimed by another writer. Every step is
  * idempotent per task id, so a record written twice (a claim after a slow write) is recorded and notified once.
