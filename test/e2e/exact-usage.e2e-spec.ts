@@ -3,9 +3,6 @@ import { DeliveredTasks, OutcomeDelivery, usageFields } from '@gateway/ledger';
 import { GatewayRedis } from '@gateway/redis';
 import { Queue } from 'bullmq';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { ENTRY_POINTS } from '../../scripts/processes';
 import {
@@ -20,10 +17,7 @@ import {
   waitFor,
   waitUntil,
 } from '../helpers/gateway';
-
-// scripts/services.js is the same helper `npm test` uses to start the shared servers.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const services = require('../../scripts/services.js');
+import { OwnDatabase } from '../helpers/own-database';
 
 type Env = ReturnType<typeof testEnv>;
 
@@ -200,47 +194,32 @@ describe('usage counted exactly once, whatever fails', () => {
   }, 120_000);
 
   describe('with a database of its own that goes away', () => {
-    let ferret: ChildProcess;
-    let dir: string;
-    let port: number;
+    let database: OwnDatabase;
     let env: Env;
 
-    const startDb = async () => {
-      ferret = await services.startFerretDb({
-        port,
-        postgresUrl: process.env.TEST_POSTGRES_URL,
-        stateDir: join(dir, 'db'),
-      });
-    };
-
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'gw-usage-outage-'));
-      port = await services.freePort();
-      await startDb();
+      database = await OwnDatabase.start('usage-outage');
       env = testEnv({
         UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl,
         USAGE_FLUSH_MS: 100,
-        MONGODB_URI: `mongodb://127.0.0.1:${port}/usage_outage`,
+        MONGODB_URI: database.uri('usage_outage'),
         AUTH_CACHE_TTL_MS: 60_000,
       });
     });
 
-    afterAll(async () => {
-      await services.stop(ferret);
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => database?.close());
 
     it('answers callers while the database is away and writes every record and roll-up once it is back', async () => {
       const [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
       try {
         const { appId, apiKey } = await createApplication(api, 'outage');
         await embed(api, apiKey, 5); // the key is now cached by the api
-        await services.stop(ferret, 'SIGKILL');
+        await database.kill();
         const during = await embed(api, apiKey, 40);
         expect(await api.app.get(DeliveredTasks).count()).toBeGreaterThanOrEqual(40);
 
-        await startDb();
-        await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'the record backlog', 90_000);
+        await database.restart();
+        await waitUntil(async () => (await api.app.get(DeliveredTasks).count()) === 0, 'the records written', 90_000);
         const tasks = api.app.get(TasksRepository);
         for (const id of during) expect(await tasks.findById(id)).toMatchObject({ status: 'succeeded' });
         await waitUntil(

@@ -15,6 +15,7 @@ import {
   waitFor,
 } from '../helpers/gateway';
 import { EnvSource } from '@gateway/common';
+import { OwnDatabase } from '../helpers/own-database';
 
 // scripts/services.js is the same helper `npm test` uses to start the shared servers.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -34,7 +35,7 @@ const HISTOGRAM_SERIES = /_(bucket|count|sum)$/;
 describe('operations gauges on /metrics', () => {
   let dir: string;
   let redis: ChildProcess;
-  let ferret: ChildProcess;
+  let database: OwnDatabase;
   let env: EnvSource;
   let admin: Redis;
   let api: RunningApi;
@@ -42,17 +43,12 @@ describe('operations gauges on /metrics', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-gauges-'));
-    const [redisPort, mongoPort] = [await services.freePort(), await services.freePort()];
+    const redisPort = await services.freePort();
     redis = await services.startRedis({ port: redisPort, dir: join(dir, 'redis') });
-    // A FerretDB of this suite's own in front of the shared PostgreSQL, so that killing it leaves the others up.
-    ferret = await services.startFerretDb({
-      port: mongoPort,
-      postgresUrl: process.env.TEST_POSTGRES_URL,
-      stateDir: join(dir, 'db'),
-    });
+    database = await OwnDatabase.start('gauges');
     env = testEnv({
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/gauges`,
+      MONGODB_URI: database.uri('gauges'),
     });
     admin = new Redis(`redis://127.0.0.1:${redisPort}`, { maxRetriesPerRequest: 0, lazyConnect: true });
     api = await startApi(env);
@@ -62,7 +58,7 @@ describe('operations gauges on /metrics', () => {
     admin?.disconnect();
     await api?.close().catch(() => undefined);
     if (worker) await services.stop(worker, 'SIGKILL');
-    await Promise.all([services.stop(redis, 'SIGKILL'), services.stop(ferret, 'SIGKILL')]);
+    await Promise.all([services.stop(redis, 'SIGKILL'), database?.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -140,7 +136,7 @@ describe('operations gauges on /metrics', () => {
       'worker ready',
     );
 
-    await services.stop(ferret, 'SIGKILL');
+    await database.kill();
     const down = await waitFor(scrape, (metrics) => metricValue(metrics, 'gateway_ready', {}) === 0, 'not ready');
     expect(metricValue(down, 'gateway_ready', {})).toBe(0);
     expect((await fetch(`${api.metricsUrl}/health/ready`)).status).toBe(503);

@@ -17,6 +17,7 @@ import {
   testEnv,
   waitUntil,
 } from '../helpers/gateway';
+import { OwnDatabase } from '../helpers/own-database';
 
 // scripts/services.js is the same helper `npm test` uses to start the shared servers.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -79,23 +80,18 @@ describe('shutdown of a gateway process', () => {
   describe('on a Redis and a database of its own, which the test can kill', () => {
     let dir: string;
     let redis: ChildProcess;
-    let ferret: ChildProcess;
+    let database: OwnDatabase;
     let env: EnvSource;
     const running: ChildProcess[] = [];
 
     beforeEach(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gw-shutdown-'));
-      const [redisPort, mongoPort] = [await services.freePort(), await services.freePort()];
+      const redisPort = await services.freePort();
       redis = await services.startRedis({ port: redisPort, dir: join(dir, 'redis') });
-      // A FerretDB of this suite's own in front of the shared PostgreSQL, so that killing it leaves the others up.
-      ferret = await services.startFerretDb({
-        port: mongoPort,
-        postgresUrl: process.env.TEST_POSTGRES_URL,
-        stateDir: join(dir, 'db'),
-      });
+      database = await OwnDatabase.start('shutdown');
       env = testEnv({
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/shutdown`,
+        MONGODB_URI: database.uri('shutdown'),
         UPSTREAM_PRIMARY_BASE_URL: upstream.baseUrl,
         SHUTDOWN_TIMEOUT_MS,
       });
@@ -103,7 +99,7 @@ describe('shutdown of a gateway process', () => {
 
     afterEach(async () => {
       for (const child of running.splice(0)) child.kill('SIGKILL');
-      await Promise.all([services.stop(redis, 'SIGKILL'), services.stop(ferret, 'SIGKILL')]);
+      await Promise.all([services.stop(redis, 'SIGKILL'), database.close()]);
       rmSync(dir, { recursive: true, force: true });
     });
 
@@ -113,7 +109,7 @@ describe('shutdown of a gateway process', () => {
       return started;
     };
 
-    const killRedisAndDatabase = () => Promise.all([services.stop(redis, 'SIGKILL'), services.stop(ferret, 'SIGKILL')]);
+    const killRedisAndDatabase = () => Promise.all([services.stop(redis, 'SIGKILL'), database.kill()]);
 
     it('exits 0, well within SHUTDOWN_TIMEOUT_MS, when Redis and the database answer', async () => {
       const [api, worker] = await Promise.all([start('api'), start('worker')]);

@@ -1,7 +1,3 @@
-import { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebhookDeliveriesRepository } from '@gateway/db';
 import { OpenAiFake } from '../fakes/openai-fake';
 import {
@@ -15,9 +11,8 @@ import {
   waitFor,
   waitUntil,
 } from '../helpers/gateway';
+import { OwnDatabase } from '../helpers/own-database';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const services = require('../../scripts/services.js');
 
 /**
  * A delivery the receiver accepted whose record cannot be written at once (the database goes away while the receiver
@@ -26,27 +21,14 @@ const services = require('../../scripts/services.js');
 describe('a webhook delivered while the database is away', () => {
   const openai = new OpenAiFake();
   const receiver = new WebhookReceiver('127.0.0.2');
-  let dir: string;
-  let port: number;
-  let ferret: ChildProcess | undefined;
+  let database: OwnDatabase;
   let api: RunningApi;
   let worker: RunningWorker;
 
-  // A FerretDB of this suite's own in front of the shared PostgreSQL, so that stopping it leaves the others up.
-  const startDatabase = async () => {
-    ferret = await services.startFerretDb({
-      port,
-      postgresUrl: process.env.TEST_POSTGRES_URL,
-      stateDir: join(dir, 'db'),
-    });
-  };
-
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-webhook-record-'));
-    port = await services.freePort();
-    await Promise.all([startDatabase(), openai.start(), receiver.start()]);
+    [database] = await Promise.all([OwnDatabase.start('webhook-record'), openai.start(), receiver.start()]);
     const env = testEnv({
-      MONGODB_URI: `mongodb://127.0.0.1:${port}/webhookrecord`,
+      MONGODB_URI: database.uri('webhookrecord'),
       UPSTREAM_PRIMARY_BASE_URL: openai.baseUrl,
       OUTBOUND_ALLOW_CIDRS: '127.0.0.2/32',
       // Enough attempts to outlast the outage: each failed record write takes the driver's 5 s server selection.
@@ -57,8 +39,7 @@ describe('a webhook delivered while the database is away', () => {
 
   afterAll(async () => {
     await Promise.all([api?.close(), worker?.close()]);
-    await Promise.all([openai.stop(), receiver.stop(), services.stop(ferret, 'SIGKILL')]);
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all([openai.stop(), receiver.stop(), database?.close()]);
   });
 
   it('records the attempt once the database is back, and sends the event exactly once', async () => {
@@ -68,8 +49,8 @@ describe('a webhook delivered while the database is away', () => {
       if (outage) return;
       // The database goes while the receiver answers 200, and comes back 8 s later: after the first record write
       // has failed, before the attempts run out.
-      await services.stop(ferret, 'SIGKILL');
-      outage = new Promise((resolve) => setTimeout(resolve, 8_000)).then(startDatabase);
+      await database.kill();
+      outage = new Promise((resolve) => setTimeout(resolve, 8_000)).then(() => database.restart());
     };
     const response = await postJson(
       `${api.url}/v1/embeddings`,
