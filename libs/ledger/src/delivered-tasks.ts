@@ -62,9 +62,11 @@ export class DeliveredTasks {
       this.keys.recordStream(),
     ];
     let moved = 0;
-    for (;;) {
-      const [, flat] = await this.redis.hscan(hash, '0', 'COUNT', 500);
-      if (flat.length === 0) break;
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(hash, cursor, 'COUNT', 500);
+      cursor = next;
+      if (flat.length === 0) continue;
       const multi = this.redis.multi();
       for (let i = 0; i < flat.length; i += 2) {
         const [taskId, record] = [flat[i], flat[i + 1]];
@@ -74,7 +76,7 @@ export class DeliveredTasks {
       }
       await multi.exec();
       moved += flat.length / 2;
-    }
+    } while (cursor !== '0');
     if (moved > 0) await this.redis.del(due);
     return moved;
   }
