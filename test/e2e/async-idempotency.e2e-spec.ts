@@ -1,8 +1,16 @@
-import { BillingRecordsRepository } from '@gateway/db';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { fakeVector, OpenAiFake } from '../fakes/openai-fake';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
-import { createApplication, getJson, RunningApi, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
+import {
+  billsOf,
+  createApplication,
+  getJson,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
 import { checkedFetch } from '../helpers/contract';
 
 const IMAGE_MODEL = 'x-image-edit-plus-2025-10-30';
@@ -17,7 +25,6 @@ describe('async tasks and Idempotency-Key', () => {
   let apiKey: string;
   let appId: string;
   let otherAppKey: string;
-  let billing: BillingRecordsRepository;
   let image: string;
 
   beforeAll(async () => {
@@ -30,7 +37,6 @@ describe('async tasks and Idempotency-Key', () => {
     [api, otherApi, worker] = await Promise.all([startApi(env), startApi(env), startWorker(env)]);
     ({ apiKey, appId } = await createApplication(api));
     ({ apiKey: otherAppKey } = await createApplication(api, 'someone-else'));
-    billing = api.app.get(BillingRecordsRepository);
     image = dataUri(await noisyPng(120, 80));
   });
 
@@ -144,7 +150,7 @@ describe('async tasks and Idempotency-Key', () => {
       expect(second.headers.get('x-task-id')).toBe(first.headers.get('x-task-id'));
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(dashscope.calls).toHaveLength(1);
-      expect(await billing.listForTask(first.headers.get('x-task-id')!, appId)).toHaveLength(1);
+      expect(await billsOf(api, first.headers.get('x-task-id')!, appId)).toHaveLength(1);
     });
 
     it('replays the stored answer a second later without calling the upstream', async () => {
@@ -155,7 +161,7 @@ describe('async tasks and Idempotency-Key', () => {
       expect(replay.status).toBe(200);
       expect(replay.text).toBe(first.text);
       expect(dashscope.calls).toHaveLength(1);
-      expect(await billing.listForTask(first.headers.get('x-task-id')!, appId)).toHaveLength(1);
+      expect(await billsOf(api, first.headers.get('x-task-id')!, appId)).toHaveLength(1);
     });
 
     it('replays an error with its status', async () => {

@@ -1,8 +1,8 @@
-import { BillingRecordsRepository, TasksRepository } from '@gateway/db';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { dataUri, download, editBody, noisyPng, pixelsOf, solidPng } from '../helpers/images';
 import {
+  billsOf,
   createApplication,
   getJson,
   postJson,
@@ -10,7 +10,6 @@ import {
   startApi,
   startWorker,
   testEnv,
-  waitFor,
 } from '../helpers/gateway';
 
 const DASHSCOPE_MODEL = 'x-image-edit-plus-2025-10-30';
@@ -24,8 +23,6 @@ describe('POST /v1/images/edits through upstream providers', () => {
   let worker: { close(): Promise<void> };
   let apiKey: string;
   let appId: string;
-  let billing: BillingRecordsRepository;
-  let tasks: TasksRepository;
   let image: string;
 
   beforeAll(async () => {
@@ -38,8 +35,6 @@ describe('POST /v1/images/edits through upstream providers', () => {
     });
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     ({ apiKey, appId } = await createApplication(api));
-    billing = api.app.get(BillingRecordsRepository);
-    tasks = api.app.get(TasksRepository);
     image = dataUri(await noisyPng(300, 200));
   });
 
@@ -55,16 +50,7 @@ describe('POST /v1/images/edits through upstream providers', () => {
 
   const edit = (model: string, parameters?: Record<string, unknown>, images = [image]) =>
     postJson(`${api.url}/v1/images/edits`, editBody(model, images, '把背景换成海边', parameters), apiKey);
-  /** The task's billing records, written with its record (just before it) once the answer is delivered. */
-  const recordsOf = async (response: { headers: Headers }) => {
-    const taskId = response.headers.get('x-task-id')!;
-    await waitFor(
-      () => tasks.findForApp(taskId, appId),
-      (record) => record !== null,
-      'the task record',
-    );
-    return billing.listForTask(taskId, appId);
-  };
+  const recordsOf = (response: { headers: Headers }) => billsOf(api, response.headers.get('x-task-id')!, appId);
 
   it('calls DashScope with the upstream model id and its native request shape', async () => {
     const response = await edit(DASHSCOPE_MODEL, {

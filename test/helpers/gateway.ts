@@ -1,4 +1,5 @@
 import { AppConfig, EnvSource, loadConfig, randomBase62 } from '@gateway/common';
+import { BillingRecord, BillingRecordsRepository, TasksRepository } from '@gateway/db';
 import { OperationsListener } from '@gateway/metrics';
 import { ApplicationInput, CredentialsService, IssuedCredentials } from '@gateway/tenancy';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -133,6 +134,19 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * A task's billing records. They are written with its record, just before it, once the answer is delivered: so they
+ * are read once the record exists.
+ */
+export async function billsOf(api: RunningApi, taskId: string, appId: string): Promise<BillingRecord[]> {
+  await waitFor(
+    () => api.app.get(TasksRepository).findForApp(taskId, appId),
+    (record) => record !== null,
+    `the record of ${taskId}`,
+  );
+  return api.app.get(BillingRecordsRepository).listForTask(taskId, appId);
 }
 
 export async function postJson(url: string, body: unknown, apiKey?: string, signal?: AbortSignal) {
