@@ -25,9 +25,10 @@ export class MaintenancePass {
     private readonly bodies: TaskBodiesRepository,
   ) {}
 
-  /** One maintenance pass; returns how many of each kind it deleted. */
+  /** One maintenance pass; returns how many of each kind it deleted. `stop` ends it at the next step (shutdown). */
   async run(
     now = Date.now(),
+    stop?: AbortSignal,
   ): Promise<{ images: number; inputs: number; results: number; deliveries: number; bodies: number }> {
     const deadline = now + PASS_BUDGET_MS;
     const files = await this.store.deleteExpired(
@@ -40,6 +41,7 @@ export class MaintenancePass {
       cutoff: new Date(now - this.config.TASK_RESULT_RETENTION * 1000),
       deletePage: (page) => this.tasks.deleteResults(page),
       deadline,
+      stop,
     });
     const deliveries = await this.feedSweeper.sweep({
       name: 'webhook-deliveries',
@@ -47,9 +49,10 @@ export class MaintenancePass {
       cutoff: new Date(now - DELIVERY_HISTORY_MS),
       deletePage: (page) => this.deliveries.deletePage(page),
       deadline,
+      stop,
     });
     // Kept bodies by the hour they expire in; the first pass of a database looks back the longest retention.
-    const bodies = await this.bodies.deleteExpired(new Date(now), BODY_RETENTION_DAYS.max * 86_400_000, deadline);
+    const bodies = await this.bodies.deleteExpired(new Date(now), BODY_RETENTION_DAYS.max * 86_400_000, deadline, stop);
     return { ...files, results: results.deleted, deliveries: deliveries.deleted, bodies };
   }
 }

@@ -14,6 +14,8 @@ export interface FeedSweep {
   deletePage(page: string): Promise<number>;
   /** The sweep stops at the next day boundary after this instant and carries on at the next pass. */
   deadline: number;
+  /** Stops the sweep at the next day boundary too (the worker is shutting down). */
+  stop?: AbortSignal;
 }
 
 /**
@@ -36,7 +38,7 @@ export class FeedSweeper {
     let through = (await this.state.through(sweep.name)) ?? oldest;
     const lastDay = utcDaysBefore(utcDay(sweep.cutoff), 1);
     let deleted = 0;
-    while (through < lastDay && Date.now() < sweep.deadline) {
+    while (through < lastDay && Date.now() < sweep.deadline && !sweep.stop?.aborted) {
       const day = utcDaysBefore(through, -1);
       for (const app of apps) {
         deleted += await this.feeds.sweepDay(sweep.feed, app._id, day, (page) => sweep.deletePage(page));

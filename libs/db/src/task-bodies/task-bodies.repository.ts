@@ -41,13 +41,14 @@ export class TaskBodiesRepository {
    * Deletes expired bodies hour by hour, from where the last pass stopped up to the last hour wholly past, at most
    * MAX_PER_PASS a pass; an hour is done once emptied (bodies expire a day or more after they are written, never in
    * an hour already done). Until then a read leaves them out by their `expiresAt`.
-   * `horizonMs`: how far back the first pass of a database looks (the longest retention).
+   * `horizonMs`: how far back the first pass of a database looks (the longest retention). The pass stops between
+   * hours at `deadline`, or once `stop` is aborted (the worker is shutting down).
    */
-  async deleteExpired(now: Date, horizonMs: number, deadline = Infinity): Promise<number> {
+  async deleteExpired(now: Date, horizonMs: number, deadline = Infinity, stop?: AbortSignal): Promise<number> {
     const current = utcHour(now);
     let hour = (await this.sweeps.through(SWEEP)) ?? utcHour(now.getTime() - horizonMs - HOUR_MS);
     let deleted = 0;
-    while (deleted < MAX_PER_PASS && Date.now() < deadline) {
+    while (deleted < MAX_PER_PASS && Date.now() < deadline && !stop?.aborted) {
       const next = utcHour(Date.parse(`${hour}:00:00Z`) + HOUR_MS);
       if (next >= current) break;
       const emptied = await this.deleteHour(next, MAX_PER_PASS - deleted);
