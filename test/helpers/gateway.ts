@@ -1,44 +1,15 @@
-import { AppConfig, EnvSource, loadConfig, randomBase62 } from '@gateway/common';
+import { AppConfig, EnvSource, loadConfig } from '@gateway/common';
 import { BillingRecord, BillingRecordsRepository, TasksRepository } from '@gateway/db';
 import { OperationsListener } from '@gateway/metrics';
 import { ApplicationInput, CredentialsService, IssuedCredentials } from '@gateway/tenancy';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { createApiApp } from '../../apps/api/src/bootstrap';
 import { createWorkerApp } from '../../apps/worker/src/bootstrap';
 import { ENTRY_POINTS } from '../../scripts/processes';
 import { checkContract } from './contract';
 
-export const ROOT = join(__dirname, '..', '..');
-const MASTER_KEY = 'a'.repeat(64);
-
-/**
- * Configuration of one test file's deployment: its own MongoDB database and Redis prefix on the shared
- * Redis/FerretDB that `npm test` started, so suites never see each other's jobs or records.
- */
-export function testEnv(overrides: EnvSource = {}): EnvSource {
-  const { TEST_REDIS_URL, TEST_MONGODB_URL } = process.env;
-  if (!TEST_REDIS_URL || !TEST_MONGODB_URL)
-    throw new Error('run the e2e suite with `npm test`, which starts Redis and FerretDB');
-  const scope = `t${randomBase62(8)}`;
-  return {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    REDIS_URL: TEST_REDIS_URL,
-    MONGODB_URI: `${TEST_MONGODB_URL}/${scope}`,
-    REDIS_PREFIX: scope,
-    MASTER_KEY,
-    MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models.yaml'),
-    UPSTREAM_RETRY_BASE_MS: 20,
-    // Each worker would load the local models (about 2.5 s, 300 MB); the suites that use them turn them on.
-    LOCAL_MODELS: 'off',
-    WAIT_RECHECK_INTERVAL_MS: 500,
-    // Most suites register several accounts; operators.e2e-spec tests invitations and closed sign-up.
-    CONSOLE_SIGNUP: 'open',
-    ...overrides,
-  };
-}
+export { ROOT, testEnv } from './test-env';
 
 export interface RunningApi {
   app: NestFastifyApplication;

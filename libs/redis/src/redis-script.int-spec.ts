@@ -1,9 +1,11 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { testConfig } from '../../../test/helpers/test-env';
 import { defineScript } from './redis-script';
 
 /** Scripts against the suite's Redis: each test uses keys of its own. */
 describe('defineScript', () => {
+  const { REDIS_URL } = testConfig();
   let client: Redis;
   let key: string;
 
@@ -21,7 +23,7 @@ return total`,
   });
 
   beforeAll(() => {
-    client = new Redis(String(process.env.TEST_REDIS_URL));
+    client = new Redis(REDIS_URL);
   });
 
   afterAll(() => client.quit());
@@ -60,7 +62,7 @@ return total`,
   });
 
   it('refuses a pipeline whose client never had it, and a second script under a taken name', () => {
-    const fresh = new Redis(String(process.env.TEST_REDIS_URL), { lazyConnect: true });
+    const fresh = new Redis(REDIS_URL, { lazyConnect: true });
     expect(() => ADD.queue(fresh.pipeline(), [key], [1])).toThrow('script specAdd was not defined');
     const impostor = defineScript<[string], [], number>({ name: 'specAdd', keys: 1, lua: 'return 0' });
     ADD.defineOn(fresh);

@@ -1,11 +1,12 @@
-import { AppConfig } from '@gateway/common';
 import { randomUUID } from 'node:crypto';
+import { testConfig } from '../../../test/helpers/test-env';
 import { GatewayRedis } from './gateway-redis.service';
 import { RoutePacer } from './route-pacer.service';
 
 /** RoutePacer against the suite's Redis: two pacers stand for two workers, each with its own connection. */
 describe('RoutePacer', () => {
-  const config = { REDIS_URL: process.env.TEST_REDIS_URL, redisKeyPrefix: `route-pacer-${randomUUID()}` } as AppConfig;
+  // A REDIS_PREFIX of its own, as every test configuration has.
+  const config = testConfig();
   let connections: GatewayRedis[];
   let pacers: RoutePacer[];
   let route: string;

@@ -2,11 +2,12 @@ import { Job, Queue, QueueEvents } from 'bullmq';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { bullmqScriptSha } from '../../../../test/helpers/bullmq-scripts';
+import { testConfig } from '../../../../test/helpers/test-env';
 import { PromptWorker } from './prompt-worker';
 
 /** PromptWorker against the suite's Redis: BullMQ's guarantees kept, with its own fetching. */
 describe('PromptWorker', () => {
-  const url = new URL(process.env.TEST_REDIS_URL ?? '');
+  const url = new URL(testConfig().REDIS_URL);
   const connection = { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null };
   const prefix = `prompt-worker-${randomUUID()}`;
   let queue: Queue;
