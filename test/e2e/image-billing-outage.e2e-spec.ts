@@ -1,28 +1,22 @@
 import { BillingRecordsRepository, TasksRepository } from '@gateway/db';
 import { ImageStore } from '@gateway/imaging';
 import { Queue } from 'bullmq';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
-import { createApplication, RunningApi, startApi, startWorker, testEnv, waitFor, waitUntil } from '../helpers/gateway';
+import {
+  createApplication,
+  ROOT,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+  waitUntil,
+} from '../helpers/gateway';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
 import { OwnDatabase } from '../helpers/own-database';
 
 const DASHSCOPE_KEY = 'sk-upstream-dashscope';
-
-const CATALOG = [
-  'currency: CNY',
-  'models:',
-  '  - id: x-image-edit-plus',
-  '    capability: image-edit',
-  '    limits: { max_images: 3, max_n: 6, size: true, prompt_extend: true }',
-  '    price: { per_image: 0.2 }',
-  '    routes:',
-  '      - { provider: dashscope, upstream: dashscope, model: qwen-image-edit-plus }',
-  '      - { provider: local, model: local-image-edit, price: { per_image: 0.05 } }',
-  '',
-].join('\n');
 
 /**
  * A caller pays for the images it was given, and only those (docs/contracts.md, "Billing"): an image stored before
@@ -36,15 +30,14 @@ describe('image billing when the database goes away mid-task', () => {
   let imageEdits: Queue;
 
   beforeAll(async () => {
-    const catalog = join(mkdtempSync(join(tmpdir(), 'billing-outage-')), 'models.yaml');
-    writeFileSync(catalog, CATALOG);
     [database, dashscope] = await Promise.all([
       OwnDatabase.start('billing-outage'),
       startDashScopeFake({ apiKey: DASHSCOPE_KEY, delayMs: 0 }),
     ]);
     const env = testEnv({
       MONGODB_URI: database.uri('billing_outage'),
-      MODELS_CONFIG: catalog,
+      // One image model: DashScope first, then the local engine at its own (lower) price.
+      MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models-image-fallback.yaml'),
       UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
       UPSTREAM_DASHSCOPE_API_KEY: DASHSCOPE_KEY,
       UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: 3000,

@@ -1,27 +1,20 @@
 import { BillingRecordsRepository, TasksRepository } from '@gateway/db';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { dataUri, editBody, noisyPng } from '../helpers/images';
-import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv, waitFor } from '../helpers/gateway';
+import {
+  createApplication,
+  postJson,
+  ROOT,
+  RunningApi,
+  startApi,
+  startWorker,
+  testEnv,
+  waitFor,
+} from '../helpers/gateway';
 
 const DASHSCOPE_KEY = 'sk-upstream-dashscope';
 const NANOS = 1_000_000_000;
-
-/** One image model: DashScope first, then the local engine at its own (lower) price. */
-const CATALOG = [
-  'currency: CNY',
-  'models:',
-  '  - id: x-image-edit-plus',
-  '    capability: image-edit',
-  '    limits: { max_images: 3, max_n: 6, size: true, prompt_extend: true }',
-  '    price: { per_image: 0.2 }',
-  '    routes:',
-  '      - { provider: dashscope, upstream: dashscope, model: qwen-image-edit-plus }',
-  '      - { provider: local, model: local-image-edit, price: { per_image: 0.05 } }',
-  '',
-].join('\n');
 
 /**
  * An upstream generation is billed by the upstream once made, whether or not its answer arrives: the gateway never
@@ -39,13 +32,12 @@ describe('image edits: one generation, one bill', () => {
   let image: string;
 
   beforeAll(async () => {
-    const catalog = join(mkdtempSync(join(tmpdir(), 'billed-once-')), 'models.yaml');
-    writeFileSync(catalog, CATALOG);
     dashscope = await startDashScopeFake({ apiKey: DASHSCOPE_KEY, delayMs: 0 });
     // The defaults scaled down a hundredfold: a 300 s generation deadline, 30 s per download try and a 300 s
     // synchronous wait, so the adapter's longest call (generation and three download tries) outlasts SYNC_TIMEOUT_MS.
     const env = testEnv({
-      MODELS_CONFIG: catalog,
+      // One image model: DashScope first, then the local engine at its own (lower) price.
+      MODELS_CONFIG: join(ROOT, 'test', 'fixtures', 'models-image-fallback.yaml'),
       UPSTREAM_DASHSCOPE_BASE_URL: dashscope.url,
       UPSTREAM_DASHSCOPE_API_KEY: DASHSCOPE_KEY,
       UPSTREAM_IMAGE_GENERATION_TIMEOUT_MS: 3000,
