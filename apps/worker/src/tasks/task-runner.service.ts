@@ -14,7 +14,6 @@ import { TaskBodyKeeper } from './bodies/task-body-keeper.service';
 import { outcomeOf, recordOf, RunTimes, TaskEnd, usageOf } from './task-ending';
 import { ExecutedTask, TaskService } from './task-service';
 import { inStage, outsideTrace, TaskSpans } from './task-spans';
-import { meteredRoutes } from './upstream-metering';
 
 /**
  * Runs one task job once JobPickup has it: executes it with its task service, makes its outcome, record and usage
@@ -101,7 +100,7 @@ export class TaskRunner {
     // Batched with other tasks' writes: outside this task's trace, which the batch's timer would otherwise keep.
     if (data.bodies) outsideTrace(spans, () => this.bodies.keepSoon(data, outcome, times.finishedAt));
     if (data.notify) await this.announceBudgets(data.appId, data.taskId, budgetCrossings);
-    this.observe(queue, data.resolvedModel, data.appId, end, times, upstreamCalls);
+    this.observe(queue, data.resolvedModel, data.appId, end, times, { metered: record.metered ?? [], upstreamCalls });
     if (end.failure) throw new UnrecoverableError(`${end.failure.code}: ${end.failure.message}`);
     return { status: 'succeeded' };
   }
@@ -137,7 +136,7 @@ export class TaskRunner {
     appId: string,
     { executed }: TaskEnd,
     { startedAt, finishedAt }: RunTimes,
-    upstreamCalls: UpstreamAttempt[],
+    { metered, upstreamCalls }: { metered: MeteredRoute[]; upstreamCalls: UpstreamAttempt[] },
   ): void {
     const labels = {
       queue,
@@ -147,7 +146,8 @@ export class TaskRunner {
     };
     this.metrics.jobDuration.observe(labels, (finishedAt - startedAt) / 1000);
     if (executed) this.countUsage(model, appId, executed);
-    this.countMetered(model, meteredRoutes(executed, upstreamCalls), upstreamCalls);
+    // The record's metered routes: computed once, with the record.
+    this.countMetered(model, metered, upstreamCalls);
   }
 
   /** Budget events, after the answer: settlement marked each threshold once per period, so they are sent once. */
