@@ -58,6 +58,7 @@ async function main() {
   let status;
   try {
     database = await services.startDatabase({ port: mongoPort, postgresPort, dir, durable: false, logDir: dir });
+    const resultsFile = path.join(dir, 'jest-results.json');
     // --forceExit: a suite whose setup timed out can leave its servers running in the in-band process, and Jest
     // would then wait on them forever after reporting. The time limit is the last guard of CI's own.
     const jest = spawnSync(
@@ -66,6 +67,8 @@ async function main() {
         path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
         '--runInBand',
         '--forceExit',
+        '--json',
+        `--outputFile=${resultsFile}`,
         ...process.argv.slice(2),
       ],
       {
@@ -89,11 +92,30 @@ async function main() {
     if (jest.error?.code === 'ETIMEDOUT')
       process.stderr.write(`npm test: the suite ran past ${JEST_TIME_LIMIT_MS / 60_000} minutes and was stopped\n`);
     status = jest.status ?? 1;
+    printClosingLine(resultsFile);
   } finally {
     await Promise.all([services.stop(redis), services.stopDatabase(database)]);
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.exit(status);
+}
+
+/**
+ * The counts on one plain last line ("tests: 1839 passed, 0 failed"), which any CI reads the same way whatever ran
+ * before it; Jest's own summary is a table, and tools some suites run print closing lines of other runners' formats.
+ */
+function printClosingLine(resultsFile) {
+  let results;
+  try {
+    results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  } catch {
+    process.stdout.write('tests: no results (the suite did not finish)\n');
+    return;
+  }
+  const skipped = results.numPendingTests + results.numTodoTests;
+  process.stdout.write(
+    `tests: ${results.numPassedTests} passed, ${results.numFailedTests + results.numRuntimeErrorTestSuites} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+  );
 }
 
 main().catch((error) => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** How the fuzzing suite runs schemathesis: the same bounded, seeded run each time. */
@@ -111,8 +111,12 @@ export function runSchemathesis(apiUrl: string, options: SchemathesisOptions): P
       // A run that failed without a failure report (an error, or stopped): its last lines say why.
       if (exitCode !== 0 && run.failures.length === 0)
         run.failures.push(output.trim().split('\n').slice(-5).join('\n'));
+      // schemathesis's own report is pytest's format, whose closing line ("1 warning in 0.25s") CI would read as a
+      // run of the whole suite that executed no test: it goes to a log beside the run, and is printed only on failure.
+      const log = join(cwd, `${options.include.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.log`);
+      writeFileSync(log, output);
       process.stdout.write(
-        `${output}\nschemathesis ${options.include}: ${run.operations.tested} operations, ${run.testCases} test cases, ${run.links.covered} of ${run.links.selected} links followed, ${run.failures.length} failures, exit code ${exitCode}\n`,
+        `${run.failures.length > 0 ? `${output}\n` : ''}schemathesis ${options.include}: ${run.operations.tested} operations, ${run.testCases} test cases, ${run.links.covered} of ${run.links.selected} links followed, ${run.failures.length} failures, exit code ${exitCode} (report: ${log})\n`,
       );
       resolve(run);
     });

@@ -1,10 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalogFile } from './catalog-loader';
 
+/** One folder for the spec's catalogs, removed after it. */
+const folder = mkdtempSync(join(tmpdir(), 'catalog-'));
+let written = 0;
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
 function catalog(yaml: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'catalog-')), 'models.yaml');
+  const file = join(folder, `models-${++written}.yaml`);
   writeFileSync(file, yaml);
   return file;
 }
