@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 // Relative, not @gateway/queue: bench/stages.ts loads this helper without the path aliases.
-import { MOVE_TO_ACTIVE_ON_WAKE } from '../../libs/queue/src/move-to-active-on-wake';
+import { MOVE_TO_ACTIVE_ON_WAKE } from '../../apps/worker/src/tasks/prompt-worker';
 
 const sha1 = (text: string) => crypto.createHash('sha1').update(text).digest('hex');
 

@@ -4,6 +4,5 @@ export * from './queue.module';
 export * from './task-queues.service';
 export * from './reply-waiters.service';
 export * from './job-dispatcher.service';
-export * from './move-to-active-on-wake';
 export * from './bull-client';
 export * from './queue-overview.service';
