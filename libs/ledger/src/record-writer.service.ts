@@ -1,15 +1,14 @@
-import { AppConfig, LOGGER, randomBase62, Tracing } from '@gateway/common';
+import { AppConfig, contextOf, LOGGER, randomBase62, Tracing } from '@gateway/common';
 import { BillingRecordsRepository, FiledRecord, readFiledRecord, TasksRepository } from '@gateway/db';
 import { closeRedis, createRedis } from '@gateway/redis';
 import { WebhookJobs } from '@gateway/webhooks';
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { SpanStatusCode } from '@opentelemetry/api';
+import { Link, Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import Redis from 'ioredis';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from 'pino';
 import { DeliveredTask, DeliveredTasks, StreamedTask } from './delivered-tasks';
-import { recordBatchSpan } from './record-batch-span';
 
 /** Records written per batch at most. */
 const MAX_BATCH = 200;
@@ -186,4 +185,19 @@ export class RecordWriter implements OnApplicationBootstrap, BeforeApplicationSh
       })),
     );
   }
+}
+
+/**
+ * A batch of task records written together: one span linked to each traced task's span, since a span has one parent
+ * and the batch serves many traces. Undefined when none of them is traced.
+ */
+export function recordBatchSpan(tracing: Tracing, traceparents: (string | undefined)[]): Span | undefined {
+  if (!tracing.enabled) return undefined;
+  const links: Link[] = [];
+  for (const traceparent of traceparents) {
+    const linked = traceparent ? trace.getSpanContext(contextOf(traceparent)) : undefined;
+    if (linked) links.push({ context: linked });
+  }
+  if (links.length === 0) return undefined;
+  return tracing.start('task.record', { links, attributes: { 'gateway.tasks': traceparents.length } }, undefined).span;
 }

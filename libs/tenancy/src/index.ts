@@ -10,7 +10,6 @@ export * from './auth/api-key-auth.service';
 export * from './auth/api-authenticator';
 export * from './auth/api-auth.guard';
 export * from './auth/signature-auth.service';
-export * from './auth/principal.decorator';
 export * from './limits/limits.service';
 export * from './limits/scope';
 export * from './limits/budget';

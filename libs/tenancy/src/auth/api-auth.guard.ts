@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiAuthenticator, AuthenticatedRequest } from './api-authenticator';
 
@@ -18,3 +18,8 @@ export class ApiAuthGuard implements CanActivate {
     return true;
   }
 }
+
+/** The authenticated caller of a /v1 route, as ApiAuthGuard left it on the request. */
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<AuthenticatedRequest>().principal,
+);

@@ -1,6 +1,7 @@
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { AppConfig, BASE62, randomBase62 } from '@gateway/common';
+import type { ApiKeyRecord } from '@gateway/db';
 
 /**
  * 43 base62 characters carry 256 random bits; 6 more are a checksum. Keys issued now carry an HMAC under a key derived
@@ -74,4 +75,23 @@ export function hashApiKey(key: string): string {
 
 export function displayPrefix(key: string): string {
   return `${key.slice(0, 10)}…`;
+}
+
+/** The name of the key an application is created with, and of keys issued before keys had names. */
+export const DEFAULT_KEY_NAME = 'default';
+
+/** A key as the console and the CLI list it: never the key nor its hash. */
+export function presentKey(key: ApiKeyRecord) {
+  const iso = (date?: Date) => (date ? new Date(date).toISOString() : null);
+  const expired = key.expiresAt !== undefined && new Date(key.expiresAt).getTime() <= Date.now();
+  return {
+    id: key._id,
+    name: key.name ?? DEFAULT_KEY_NAME,
+    prefix: key.prefix,
+    status: key.status === 'active' && expired ? 'expired' : key.status,
+    created_at: new Date(key.createdAt).toISOString(),
+    expires_at: iso(key.expiresAt),
+    last_used_at: iso(key.lastUsedAt),
+    revoked_at: iso(key.revokedAt),
+  };
 }

@@ -8,7 +8,7 @@ import {
 } from '@gateway/db';
 import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
-import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
+import { DEFAULT_KEY_NAME, displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
 import { SecretBox } from './secret-box';
 
@@ -17,9 +17,6 @@ export interface IssuedCredentials {
   apiKey: string;
   secretKey: string;
 }
-
-/** The name of the key an application is created with, and of keys issued before keys had names. */
-export const DEFAULT_KEY_NAME = 'default';
 
 export type ApplicationInput = Omit<NewApplication, '_id' | 'secretKeyEnc'>;
 

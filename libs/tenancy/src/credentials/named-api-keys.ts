@@ -3,7 +3,8 @@ import { MAX_API_KEYS_PER_APPLICATION } from '@gateway/contracts';
 import { ApiKeyRecord, ApiKeysRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
 import { AuditActor, auditedKeys, AuditTrail } from '../audit/audit-trail';
-import { CredentialsService, DEFAULT_KEY_NAME } from './credentials.service';
+import { presentKey } from './api-key';
+import { CredentialsService } from './credentials.service';
 
 /** The application whose keys change, as the audit record names it. */
 export interface KeyOwner {
@@ -68,22 +69,6 @@ export class NamedApiKeys {
     if (!key || presentKey(key).status !== 'active') throw keyNotFound(keyId);
     return key;
   }
-}
-
-/** A key as the console and the CLI list it: never the key nor its hash. */
-export function presentKey(key: ApiKeyRecord) {
-  const iso = (date?: Date) => (date ? new Date(date).toISOString() : null);
-  const expired = key.expiresAt !== undefined && new Date(key.expiresAt).getTime() <= Date.now();
-  return {
-    id: key._id,
-    name: key.name ?? DEFAULT_KEY_NAME,
-    prefix: key.prefix,
-    status: key.status === 'active' && expired ? 'expired' : key.status,
-    created_at: new Date(key.createdAt).toISOString(),
-    expires_at: iso(key.expiresAt),
-    last_used_at: iso(key.lastUsedAt),
-    revoked_at: iso(key.revokedAt),
-  };
 }
 
 function readBack(keys: ApiKeyRecord[], keyId: string): ApiKeyRecord {

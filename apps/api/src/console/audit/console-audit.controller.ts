@@ -2,8 +2,7 @@ import { GatewayError } from '@gateway/common';
 import { ConsoleSession } from '@gateway/tenancy';
 import { ConsoleAuditService } from './console-audit.service';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { CurrentSession } from '../auth/console-session.decorator';
-import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { ConsoleSessionGuard, CurrentSession } from '../auth/console-session.guard';
 import { listingQuery } from '../listing-query';
 
 const ACTION_PATTERN = /^[a-z_]+\.[a-z_]+$/;

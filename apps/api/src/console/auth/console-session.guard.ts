@@ -1,6 +1,6 @@
 import { GatewayError } from '@gateway/common';
 import { ConsoleSession, ConsoleSessionsService } from '@gateway/tenancy';
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 
@@ -30,3 +30,8 @@ function sameToken(given: string | string[] | undefined, expected: string): bool
   if (typeof given !== 'string' || given.length !== expected.length) return false;
   return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }
+
+/** The session ConsoleSessionGuard found, for a handler's parameter. */
+export const CurrentSession = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) => context.switchToHttp().getRequest<ConsoleRequest>().consoleSession,
+);

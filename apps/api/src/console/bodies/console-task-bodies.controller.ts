@@ -1,8 +1,7 @@
 import { ConsoleSession } from '@gateway/tenancy';
 import { ConsoleTaskBodiesService } from './console-task-bodies.service';
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { CurrentSession } from '../auth/console-session.decorator';
-import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { ConsoleSessionGuard, CurrentSession } from '../auth/console-session.guard';
 
 /** A task's request and response bodies, kept when its application has `log_bodies` on (docs/contracts.md). */
 @Controller('console/api/applications')

@@ -6,8 +6,7 @@ import { QueueOverview } from '@gateway/queue';
 import { ConsoleSession, consoleActor } from '@gateway/tenancy';
 import { ConsoleOperatorsService } from './console-operators.service';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
-import { CurrentSession } from '../auth/console-session.decorator';
-import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { ConsoleSessionGuard, CurrentSession } from '../auth/console-session.guard';
 import { OperatorGuard } from '../auth/operator.guard';
 import { dayRange } from '../listing-query';
 import {

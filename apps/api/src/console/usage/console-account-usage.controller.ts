@@ -2,8 +2,7 @@ import { ConsoleSession } from '@gateway/tenancy';
 import { ConsoleUsageService } from './console-usage.service';
 import { Controller, Get, Query, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { CurrentSession } from '../auth/console-session.decorator';
-import { ConsoleSessionGuard } from '../auth/console-session.guard';
+import { ConsoleSessionGuard, CurrentSession } from '../auth/console-session.guard';
 import { dayRange } from '../listing-query';
 import { sendCsv } from './csv-reply';
 

@@ -1,5 +1,5 @@
 import type { UpstreamAttempt } from '@gateway/contracts';
-import { meteredRoutes, withoutReports } from './upstream-metering';
+import { meteredRoutes, withoutReports } from './task-ending';
 import type { ExecutedTask } from './task-service';
 
 const executed = (fields: Partial<ExecutedTask>): ExecutedTask => ({
