@@ -15,7 +15,6 @@ const aliases = [
   'webhooks',
   'outbound',
   'local-imaging',
-  'tokenizers',
   'ledger',
 ];
 

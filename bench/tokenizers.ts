@@ -1,5 +1,5 @@
 /**
- * What each tokenizer costs a process (libs/tokenizers): the first count's time (its tables loaded),
+ * What each tokenizer costs a process (libs/catalog/src/tokenizers): the first count's time (its tables loaded),
  * the heap they keep after a full GC, and counting speed on a 110,000-character text of English, Chinese and code.
  * Each tokenizer is measured in a process of its own, so one's tables do not weigh on the next.
  *
@@ -7,8 +7,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
-import type { TokenizerName } from '@gateway/catalog';
-import { tokenizerOf } from '@gateway/tokenizers';
+import { type TokenizerName, tokenizerOf } from '@gateway/catalog';
 
 const NAMES: TokenizerName[] = ['cl100k_base', 'o200k_base', 'qwen2'];
 const TEXT = (

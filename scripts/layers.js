@@ -9,7 +9,7 @@ const LAYERS = [
   ['common'],
   ['contracts'],
   ['catalog', 'outbound', 'redis'],
-  ['db', 'queue', 'tokenizers'],
+  ['db', 'queue'],
   ['imaging', 'metrics', 'webhooks'],
   ['ledger', 'local-imaging', 'tenancy'],
   ['providers'],

@@ -1,7 +1,7 @@
 import { OpenAiFake } from '../fakes/openai-fake';
 import { createApplication, postJson, RunningApi, startApi, startWorker, testEnv } from '../helpers/gateway';
 
-// Counted with the tokenizers in libs/tokenizers (exact figures in tokenizers.spec.ts).
+// Counted with the tokenizers in libs/catalog/src/tokenizers (exact figures in tokenizers.spec.ts).
 // 110 characters: 50 Qwen2 tokens, 120 cl100k_base ones, and 100 by a count of words and CJK characters.
 const CHINESE = '人工智能正在改变世界。'.repeat(10);
 // 680 characters of code: 232 cl100k_base tokens, 120 words.

@@ -117,7 +117,7 @@ function checkSpaces(routes: RouteSpec[], at: string, id: string): void {
     );
 }
 
-/** `tokenizer:` on a model or a route names one the gateway has (libs/tokenizers). */
+/** `tokenizer:` on a model or a route names one the gateway has (tokenizers/). */
 function checkTokenizer(value: unknown, at: string): TokenizerName | undefined {
   if (value === undefined) return undefined;
   if (!TOKENIZERS.includes(value as TokenizerName))

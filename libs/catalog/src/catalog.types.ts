@@ -3,7 +3,7 @@ import type { Capability, ChatFeature } from '@gateway/contracts';
 export type ProviderName = 'local' | 'openai-compatible' | 'dashscope';
 
 /**
- * The tokenizers the gateway counts with (libs/tokenizers): OpenAI's two tiktoken encodings, and
+ * The tokenizers the gateway counts with (tokenizers/): OpenAI's two tiktoken encodings, and
  * Qwen's byte-level BPE (151,643 tokens), which DashScope's Qwen models count with.
  */
 export const TOKENIZERS = ['cl100k_base', 'o200k_base', 'qwen2'] as const;

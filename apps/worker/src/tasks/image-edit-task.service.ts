@@ -1,10 +1,9 @@
-import { CatalogService, ModelSpec, Pricing } from '@gateway/catalog';
+import { CatalogService, ModelSpec, Pricing, tokenizerOf } from '@gateway/catalog';
 import { AppConfig, GatewayError, imagesCostNanos } from '@gateway/common';
 import { UpstreamAttempt } from '@gateway/contracts';
 import { DecodedImage, FileUrlSigner, ImageStore, OutputSize, outputGeometry, stampWatermark } from '@gateway/imaging';
 import type { FetchReach } from '@gateway/outbound';
 import { ImageEditInput, ProviderRouter } from '@gateway/providers';
-import { tokenizerOf } from '@gateway/tokenizers';
 import { ImageEditJob, QueueName } from '@gateway/queue';
 import { Injectable } from '@nestjs/common';
 import sharp from 'sharp';

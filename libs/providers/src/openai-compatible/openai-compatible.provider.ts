@@ -1,11 +1,10 @@
-import type { ResolvedRoute } from '@gateway/catalog';
+import { countChoiceTokens, countMessageTokens, type ResolvedRoute, tokenizerOf } from '@gateway/catalog';
 import { AppConfig } from '@gateway/common';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Blob } from 'node:buffer';
 import { Agent, FormData } from 'undici';
 import type { ChatChoice } from '@gateway/contracts';
 import { ChatStreamAccumulator } from '../chat-stream-accumulator';
-import { countChoiceTokens, countMessageTokens, tokenizerOf } from '@gateway/tokenizers';
 import { reportedUsage, StatedUsage } from '../reported-usage';
 import { chatRequestFor } from './chat-dialects';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';

@@ -1,5 +1,5 @@
 import { ProviderError } from '../provider.types';
-import { tokenizerOf } from '@gateway/tokenizers';
+import { tokenizerOf } from '@gateway/catalog';
 import { readResponse, responsesAnswerOf } from './responses-endpoint';
 
 describe('an upstream’s answer on its Responses endpoint', () => {

@@ -1,4 +1,4 @@
-import { countMessageTokens, Tokenizer } from '@gateway/tokenizers';
+import { countMessageTokens, Tokenizer } from '@gateway/catalog';
 import { reportedUsage } from '../reported-usage';
 import { ProviderError, RespondCall, ResponsesAnswer, UpstreamResponse } from '../provider.types';
 

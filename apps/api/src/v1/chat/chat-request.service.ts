@@ -1,8 +1,7 @@
-import { CatalogService, ModelSpec, ResolvedRoute } from '@gateway/catalog';
+import { CatalogService, countMessageTokens, ModelSpec, ResolvedRoute, tokenizerOf } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ChatMessage, ChatRequestBody, ENDPOINTS } from '@gateway/contracts';
 import { ChatJob, TaskEnvelope } from '@gateway/queue';
-import { countMessageTokens, tokenizerOf } from '@gateway/tokenizers';
 import { Injectable } from '@nestjs/common';
 import { jsonBodyCheck } from '../../http/json-body';
 import { FeatureUse, featuresOf } from './chat-features';

@@ -1,5 +1,5 @@
+import { tokenizerOf } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
-import { tokenizerOf } from '@gateway/tokenizers';
 import { encode } from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 import { InputRules, OPENAI_MAX_REQUEST_TOKENS, readEmbeddingInputs } from './embedding-inputs';
 

@@ -1,5 +1,5 @@
+import { decodeCl100k, isCl100kToken, Tokenizer } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
-import { decodeCl100k, isCl100kToken, Tokenizer } from '@gateway/tokenizers';
 
 /** OpenAI's request-wide limits of `input` (API reference, "Create embeddings"). */
 export const OPENAI_MAX_INPUTS = 2048;

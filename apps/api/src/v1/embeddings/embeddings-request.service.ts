@@ -1,7 +1,6 @@
-import { CatalogService } from '@gateway/catalog';
+import { CatalogService, tokenizerOf } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ENDPOINTS } from '@gateway/contracts';
-import { tokenizerOf } from '@gateway/tokenizers';
 import { Injectable } from '@nestjs/common';
 import { OPENAI_MAX_INPUTS, readEmbeddingInputs } from './embedding-inputs';
 import { EmbeddingsRequestDto } from './embeddings.dto';

@@ -70,7 +70,7 @@ describe('tokenizers', () => {
       tokenizerJSON: shipped('tokenizer.json'),
       tokenizerConfig: shipped('tokenizer_config.json'),
     });
-    const docs = join(__dirname, '../../../docs');
+    const docs = join(__dirname, '../../../../docs');
     // transformers.js reads special-token text as the special token; the gateway as the text it is.
     const texts = readdirSync(docs)
       .filter((name) => name.endsWith('.md'))

@@ -1,7 +1,7 @@
-import type { TokenizerName } from '@gateway/catalog';
 import { ChatChoice, ChatMessage, contentText } from '@gateway/contracts';
 import type { BytePairEncodingCore } from 'gpt-tokenizer/cjs/BytePairEncodingCore';
 import type * as O200kEncoding from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import type { TokenizerName } from '../catalog.types';
 import { cl100kTokens, cl100kTokensWithin } from './cl100k';
 import { loadQwen2 } from './qwen2';
 
