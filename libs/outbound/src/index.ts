@@ -8,4 +8,3 @@ export * from './tls-errors';
 export * from './format-duration';
 export * from './safe-fetcher';
 export * from './callback-url';
-export * from './client-span';

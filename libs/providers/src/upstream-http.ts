@@ -1,7 +1,8 @@
 // The HTTP calls every network adapter makes: a POST whose JSON answer is parsed, and the bounded download of a
 // generated image. Failures come out as ProviderErrors; keys and signed URLs never appear in their messages.
 import { ImageFormat, sniffImageFormat } from '@gateway/imaging';
-import { inClientSpan, noteResponseStatus, readBodyWithin } from '@gateway/outbound';
+import { inClientSpan, noteResponseStatus } from '@gateway/common';
+import { readBodyWithin } from '@gateway/outbound';
 import { createParser } from 'eventsource-parser';
 import { Agent, Dispatcher, FormData, request } from 'undici';
 import { failureFromNetworkError, failureFromResponse, failureInSuccess } from './http-failure';

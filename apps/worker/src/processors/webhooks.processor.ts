@@ -1,4 +1,4 @@
-import { AppConfig, LOGGER, Tracing } from '@gateway/common';
+import { AppConfig, inClientSpan, LOGGER, Tracing } from '@gateway/common';
 import {
   ApplicationRecord,
   ApplicationsRepository,
@@ -8,7 +8,7 @@ import {
   WebhookDeliveryAttempt,
 } from '@gateway/db';
 import { MetricsService } from '@gateway/metrics';
-import { inClientSpan, outboundPolicy } from '@gateway/outbound';
+import { outboundPolicy } from '@gateway/outbound';
 import { QueueName, WebhookJob } from '@gateway/queue';
 import { SecretBox } from '@gateway/tenancy';
 import {

@@ -1,5 +1,5 @@
-import { trace } from '@opentelemetry/api';
-import { contextOf, traceIdOf } from './trace-context';
+import { context, trace } from '@opentelemetry/api';
+import { contextOf, inClientSpan, traceIdOf } from './trace-context';
 import { Tracing } from './tracing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -31,5 +31,20 @@ describe('trace context', () => {
   it('is off, with no tracer, unless an OTLP endpoint is configured', () => {
     expect(Tracing.fromSettings({}, 'api').enabled).toBe(false);
     expect(Tracing.fromSettings({ OTEL_SERVICE_NAME: 'gw' }, 'worker').tracer).toBeUndefined();
+  });
+});
+
+describe('inClientSpan', () => {
+  it('sends at once with no trace header and makes no span when nothing traces the work', async () => {
+    const sent: Readonly<Record<string, string>>[] = [];
+    const answer = await inClientSpan(
+      { method: 'POST', url: 'http://upstream.test/v1/embeddings', peer: 'upstream' },
+      (headers) => {
+        sent.push(headers);
+        return Promise.resolve('answer');
+      },
+    );
+    expect([answer, sent]).toEqual(['answer', [{}]]);
+    expect(trace.getSpan(context.active())).toBeUndefined();
   });
 });
