@@ -11,9 +11,9 @@ import crypto from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Connection } from 'mongoose';
-import { randomBase62 } from '@gateway/common';
+import { randomBase62, SecretBox } from '@gateway/common';
 import { RedisModule } from '@gateway/redis';
-import { SecretBox, SecretKeyResealer } from '@gateway/tenancy';
+import { SecretKeyResealer } from '@gateway/tenancy';
 import { benchConfig, benchContext, withEmbeddedStack } from './embedded-stack';
 
 const INSERT_BATCH = 5_000;

@@ -4,6 +4,7 @@ export * from './config/webhook-schedule';
 export * from './config/config.module';
 export * from './config/sync-deadlines';
 export * from './config/redis-topology';
+export * from './config/secret-box';
 export * from './errors/error-codes';
 export * from './errors/gateway-error';
 export * from './ids/ids';

@@ -1,6 +1,5 @@
 export * from './credentials/api-key';
 export * from './credentials/api-key-checksum-keys';
-export * from './credentials/secret-box';
 export * from './credentials/credentials.service';
 export * from './credentials/named-api-keys';
 export * from './credentials/secret-key-resealer';

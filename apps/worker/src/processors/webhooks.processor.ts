@@ -1,4 +1,4 @@
-import { AppConfig, inClientSpan, LOGGER, Tracing } from '@gateway/common';
+import { AppConfig, inClientSpan, LOGGER, SecretBox, Tracing } from '@gateway/common';
 import {
   ApplicationRecord,
   ApplicationsRepository,
@@ -10,7 +10,6 @@ import {
 import { MetricsService } from '@gateway/metrics';
 import { outboundPolicy } from '@gateway/outbound';
 import { QueueName, WebhookJob } from '@gateway/queue';
-import { SecretBox } from '@gateway/tenancy';
 import {
   budgetWebhookIdOf,
   buildBudgetEvent,

@@ -1,11 +1,10 @@
-import { AppConfig, GatewayError } from '@gateway/common';
+import { AppConfig, GatewayError, SecretBox } from '@gateway/common';
 import { ApplicationsRepository, UsersRepository } from '@gateway/db';
 import { GatewayRedis, RedisKeys } from '@gateway/redis';
 import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { SecretBox } from '../credentials/secret-box';
 import { Principal } from './principal';
 import { createAuthCache, fetchAuthEntry } from './auth-cache';
 import { principalOf } from './principal-factory';

@@ -1,9 +1,8 @@
-import { AppConfig, LOGGER } from '@gateway/common';
+import { AppConfig, LOGGER, SecretBox } from '@gateway/common';
 import { DeploymentSecretsRepository } from '@gateway/db';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Logger } from 'pino';
 import { apiKeyChecksumKeys } from './api-key';
-import { SecretBox } from './secret-box';
 
 /** The deployment secret that holds the checksum keys (deployment_secrets). */
 export const CHECKSUM_KEYS_SECRET = 'api-key-checksum-keys';

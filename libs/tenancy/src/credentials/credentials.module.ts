@@ -1,11 +1,10 @@
-import { AppConfig } from '@gateway/common';
+import { AppConfig, SecretBox } from '@gateway/common';
 import { CallbackUrls } from '@gateway/outbound';
 import { Module } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
 import { CredentialsService } from './credentials.service';
 import { NamedApiKeys } from './named-api-keys';
-import { SecretBox } from './secret-box';
 
 /** One SecretBox per process, under the configured master keys: every sealer and opener of Secret Keys shares it. */
 const SECRET_BOX = {

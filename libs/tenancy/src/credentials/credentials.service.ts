@@ -1,4 +1,4 @@
-import { newId, randomBase62 } from '@gateway/common';
+import { newId, randomBase62, SecretBox } from '@gateway/common';
 import {
   ApiKeyRecord,
   ApiKeysRepository,
@@ -10,7 +10,6 @@ import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_KEY_NAME, displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
-import { SecretBox } from './secret-box';
 
 export interface IssuedCredentials {
   appId: string;

@@ -1,6 +1,6 @@
+import { SealedValueError, SecretBox } from '@gateway/common';
 import { ApplicationsRepository, DeploymentSecretsRepository } from '@gateway/db';
 import { Injectable } from '@nestjs/common';
-import { SealedValueError, SecretBox } from './secret-box';
 
 export interface ResealReport {
   /** The id of the newest master key, which every moved Secret Key is now sealed with. */
