@@ -47,6 +47,14 @@ describe('operator CLI (npm run gw)', () => {
     expect((await getJson(`${api.url}/v1/models`, rotated.apiKey)).status).toBe(200);
   });
 
+  it('refuses a callback URL the gateway could never deliver to, and creates nothing', () => {
+    const refused = gw('apps:create', '--name', 'loopback-hooks', '--callback-url', 'http://127.0.0.1:9/hooks');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('gw: callback_url is refused: 127.0.0.1 is ');
+    const listed: { name: string }[] = JSON.parse(gw('apps:list', '--json').stdout);
+    expect(listed.map((app) => app.name)).not.toContain('loopback-hooks');
+  });
+
   it('prints a one-time operator setup link while the gateway has no operator, and nothing once it has one', async () => {
     const console = consoleClient(api.url);
     const printed = gw('operators:setup-link', '--if-none', '--url', api.url);

@@ -1,10 +1,8 @@
 import { ApplicationsRepository, WebhookDeliveriesRepository } from '@gateway/db';
-import { CredentialsService } from '@gateway/tenancy';
 import { DashScopeFake, startDashScopeFake } from '../fakes/dashscope-fake';
 import { OpenAiFake } from '../fakes/openai-fake';
 import { consoleClient } from '../helpers/console';
 import {
-  applicationInput,
   createApplication,
   postJson,
   ROOT,
@@ -162,21 +160,21 @@ describe('webhooks', () => {
   });
 
   it('refuses a callback URL pointing at 127.0.0.1 unless the development flag allows it', async () => {
-    const credentials = api.app.get(CredentialsService);
-    const refused = credentials.createApplication(
-      applicationInput('loopback', { callbackUrl: 'http://127.0.0.1:9/hooks' }),
-    );
-    await expect(refused).rejects.toMatchObject({ code: 'InvalidParameter', param: 'callback_url' });
-    await expect(
-      credentials.createApplication(applicationInput('metadata', { callbackUrl: 'http://169.254.169.254/latest' })),
-    ).rejects.toMatchObject({ code: 'InvalidParameter' });
+    const create = async (url: string, name: string, callback_url: string) => {
+      const console = consoleClient(url);
+      const user = await console.register(`${name}@example.com`);
+      return console.call('POST', '/applications', user, { name, callback_url });
+    };
+    const refused = await create(api.url, 'loopback', 'http://127.0.0.1:9/hooks');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'InvalidParameter', param: 'callback_url' });
+    const metadata = await create(api.url, 'metadata', 'http://169.254.169.254/latest');
+    expect([metadata.status, metadata.body.error.code]).toEqual([400, 'InvalidParameter']);
 
     const devApi = await startApi(testEnv({ OUTBOUND_ALLOW_PRIVATE: 'true' }));
     try {
-      const created = await devApi.app
-        .get(CredentialsService)
-        .createApplication(applicationInput('dev', { callbackUrl: 'http://127.0.0.1:9/hooks' }));
-      expect(created.application.callbackUrl).toBe('http://127.0.0.1:9/hooks');
+      const created = await create(devApi.url, 'dev', 'http://127.0.0.1:9/hooks');
+      expect([created.status, created.body.callback_url]).toEqual([201, 'http://127.0.0.1:9/hooks']);
     } finally {
       await devApi.close();
     }

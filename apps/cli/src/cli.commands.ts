@@ -9,8 +9,10 @@ import {
 } from '@gateway/db';
 import { AppConfig, formatNanos, sumNanos, UTC_DAY_PATTERN, utcDay, utcDaysBefore } from '@gateway/common';
 import { UpstreamDrift, UpstreamReconciler, UsageReconciler } from '@gateway/ledger';
+import { CallbackUrls } from '@gateway/outbound';
 import {
   accountAccess,
+  ApplicationInput,
   auditedApplication,
   auditedKeys,
   AuditTrail,
@@ -68,6 +70,7 @@ export const USAGE = `Usage: npm run gw -- <command> [options]
 export class CliCommands {
   constructor(
     private readonly credentials: CredentialsService,
+    private readonly callbackUrls: CallbackUrls,
     private readonly applications: ApplicationsRepository,
     private readonly usage: UsageDailyRepository,
     private readonly users: UsersRepository,
@@ -131,7 +134,7 @@ export class CliCommands {
     const type = (values.type ?? 'backend') as ApplicationType;
     if (!APPLICATION_TYPES.includes(type))
       throw new UsageError(`--type must be one of ${APPLICATION_TYPES.join(', ')}`);
-    const issued = await this.credentials.createApplication({
+    const input: ApplicationInput = {
       name: values.name.trim(),
       description: values.description ?? '',
       type,
@@ -144,7 +147,9 @@ export class CliCommands {
       tokenQuota: 0,
       ipWhitelist: list(values['ip-whitelist']),
       callbackUrl: values['callback-url'],
-    });
+    };
+    if (input.callbackUrl) await this.callbackUrls.check(input.callbackUrl);
+    const issued = await this.credentials.createApplication(input);
     await this.audit.record(CLI_ACTOR, {
       action: 'application.create',
       appId: issued.appId,

@@ -2,6 +2,7 @@ import { CatalogModule } from '@gateway/catalog';
 import { AppConfig, ConfigModule, LoggerModule } from '@gateway/common';
 import { DbModule } from '@gateway/db';
 import { LedgerModule } from '@gateway/ledger';
+import { CallbackUrls } from '@gateway/outbound';
 import { RedisModule } from '@gateway/redis';
 import { CredentialsModule, OperatorSetup, SecretKeyResealer } from '@gateway/tenancy';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -26,7 +27,7 @@ export class CliModule {
         // The catalog's prices, for what spent upstream calls cost (usage:reconcile --upstream).
         CatalogModule,
       ],
-      providers: [CliCommands, SecretKeyResealer, OperatorSetup],
+      providers: [CliCommands, SecretKeyResealer, OperatorSetup, CallbackUrls],
     };
   }
 }

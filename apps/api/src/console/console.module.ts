@@ -1,3 +1,4 @@
+import { CallbackUrls } from '@gateway/outbound';
 import { ConsoleSessionsModule, CredentialsModule, TenancyModule } from '@gateway/tenancy';
 import { WebhookJobs } from '@gateway/webhooks';
 import { Module } from '@nestjs/common';
@@ -47,6 +48,7 @@ import { WebhookDeliveries } from './webhooks/webhook-deliveries.service';
     ApplicationListing,
     ApplicationCreation,
     ApplicationChanges,
+    CallbackUrls,
     ApplicationBudget,
     ApplicationKeys,
     WebhookDeliveries,

@@ -1,5 +1,4 @@
 import { AppConfig, SecretBox } from '@gateway/common';
-import { CallbackUrls } from '@gateway/outbound';
 import { Module } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
@@ -15,7 +14,7 @@ const SECRET_BOX = {
 
 /** Applications and their credentials only: what the operator CLI needs, without Redis or request auth. */
 @Module({
-  providers: [SECRET_BOX, CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
-  exports: [SecretBox, CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, CallbackUrls, AuditTrail],
+  providers: [SECRET_BOX, CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, AuditTrail],
+  exports: [SecretBox, CredentialsService, NamedApiKeys, ApiKeyChecksumKeys, AuditTrail],
 })
 export class CredentialsModule {}

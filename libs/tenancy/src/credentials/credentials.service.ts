@@ -6,7 +6,6 @@ import {
   ApplicationsRepository,
   NewApplication,
 } from '@gateway/db';
-import { CallbackUrls } from '@gateway/outbound';
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_KEY_NAME, displayPrefix, generateApiKey, hashApiKey } from './api-key';
 import { ApiKeyChecksumKeys } from './api-key-checksum-keys';
@@ -26,12 +25,11 @@ export class CredentialsService {
     private readonly box: SecretBox,
     private readonly applications: ApplicationsRepository,
     private readonly apiKeys: ApiKeysRepository,
-    private readonly callbackUrls: CallbackUrls,
     private readonly checksumKeys: ApiKeyChecksumKeys,
   ) {}
 
+  /** Its callback URL is the caller's to check first (CallbackUrls): a rule of the use case, not of credentials. */
   async createApplication(input: ApplicationInput): Promise<{ application: ApplicationRecord } & IssuedCredentials> {
-    await this.callbackUrls.check(input.callbackUrl);
     const secretKey = `ss-${randomBase62(43)}`;
     const application = await this.applications.create({
       ...input,

@@ -1,6 +1,7 @@
 import { CatalogService } from '@gateway/catalog';
 import { GatewayError } from '@gateway/common';
 import { ApiKeysRepository, ApplicationsRepository, UsersRepository } from '@gateway/db';
+import { CallbackUrls } from '@gateway/outbound';
 import {
   AuditActor,
   auditedApplication,
@@ -22,6 +23,7 @@ export class ApplicationCreation {
     private readonly apiKeys: ApiKeysRepository,
     private readonly catalog: CatalogService,
     private readonly credentials: CredentialsService,
+    private readonly callbackUrls: CallbackUrls,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -44,6 +46,7 @@ export class ApplicationCreation {
       tokenQuota: settings.tokenQuota ?? ceilings?.maxTokenQuota,
     };
     checkCeilings(ceilings, limited);
+    if (settings.callbackUrl) await this.callbackUrls.check(settings.callbackUrl);
     const issued = await this.credentials.createApplication({ ...limited, ownerId });
     const keys = await this.apiKeys.listForApp(issued.appId);
     await this.audit.record(actor, {
