@@ -61,7 +61,7 @@ export class RecordWriter implements OnApplicationBootstrap, BeforeApplicationSh
 
   onApplicationBootstrap(): void {
     // The read blocks its connection, so it has one of its own; it waits for Redis however long Redis is away.
-    const reader = createRedis(this.config, { maxRetriesPerRequest: null }, 'record-writer');
+    const reader = createRedis(this.config, { maxRetriesPerRequest: null }, 'record-writer', this.logger);
     this.closeReader = () => closeRedis(reader, 0);
     this.running = this.run(reader);
   }

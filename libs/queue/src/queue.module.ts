@@ -1,9 +1,11 @@
-import { AppConfig } from '@gateway/common';
-import { BullModule, getSharedConfigToken } from '@nestjs/bullmq';
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import type { QueueOptions } from 'bullmq';
+import { AppConfig, LOGGER } from '@gateway/common';
+import { BullModule, getQueueToken, getSharedConfigToken } from '@nestjs/bullmq';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Queue, QueueOptions } from 'bullmq';
+import { Logger } from 'pino';
 import { QueueName } from './job-contracts';
-import { bullConnection, closeBullConnection, RedisModule } from '@gateway/redis';
+import { bullConnection, closeBullConnection, RedisModule, reportConnectionErrors } from '@gateway/redis';
 import { QueueOverview } from './queue-overview.service';
 
 const ALL_QUEUES = Object.values(QueueName).map((name) => ({ name }));
@@ -17,6 +19,22 @@ class SharedBullConnection implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await closeBullConnection(this.shared.connection);
+  }
+}
+
+/** Each queue's connection errors in the log (reportConnectionErrors) rather than on stderr, where BullMQ prints them. */
+@Injectable()
+class QueueConnectionErrors implements OnModuleInit {
+  constructor(
+    private readonly modules: ModuleRef,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    for (const { name } of ALL_QUEUES) {
+      const queue = this.modules.get<Queue>(getQueueToken(name), { strict: false });
+      reportConnectionErrors(queue, `queue:${name}`, this.logger);
+    }
   }
 }
 
@@ -45,7 +63,7 @@ export class QueueModule {
       global: true,
       module: QueueModule,
       imports: [RedisModule, bull, queues],
-      providers: [...SERVICES, SharedBullConnection],
+      providers: [...SERVICES, SharedBullConnection, QueueConnectionErrors],
       exports: [RedisModule, bull, queues, ...SERVICES],
     };
   }

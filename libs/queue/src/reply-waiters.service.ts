@@ -58,16 +58,15 @@ export class ReplyWaiters implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    await this.listen(createRedis(this.config, { maxRetriesPerRequest: null }, `reply:${this.instanceId}`));
+    await this.listen(
+      createRedis(this.config, { maxRetriesPerRequest: null }, `reply:${this.instanceId}`, this.logger),
+    );
   }
 
   /** Subscribes to the reply channel on `subscriber` and starts the periodic re-check. */
   async listen(subscriber: ReplySubscriber): Promise<void> {
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
-    subscriber.on('error', (error: Error) =>
-      this.logger.warn({ err: error.message }, 'reply channel connection error'),
-    );
     let connectedOnce = false;
     subscriber.on('ready', () => {
       if (connectedOnce) void this.recheck([...this.pending.keys()], 'reconnect');

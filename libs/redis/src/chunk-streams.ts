@@ -1,6 +1,7 @@
-import { AppConfig, SerializedError } from '@gateway/common';
-import { Injectable } from '@nestjs/common';
+import { AppConfig, LOGGER, SerializedError } from '@gateway/common';
+import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
+import { Logger } from 'pino';
 import { GatewayRedis } from './gateway-redis.service';
 import { createRedis } from './redis-connections';
 import type { RedisKeys } from './redis-keys';
@@ -33,6 +34,7 @@ export class ChunkStreams {
   constructor(
     private readonly config: AppConfig,
     redis: GatewayRedis,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.redis = redis.client;
     this.keys = redis.keys;
@@ -63,7 +65,7 @@ export class ChunkStreams {
    */
   async *read(taskId: string, signal: AbortSignal): AsyncGenerator<StreamEntry> {
     const key = this.streamKey(taskId);
-    const connection = createRedis(this.config, { maxRetriesPerRequest: 1 }, `stream:${taskId}`);
+    const connection = createRedis(this.config, { maxRetriesPerRequest: 1 }, `stream:${taskId}`, this.logger);
     const stop = () => connection.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     try {

@@ -1,6 +1,7 @@
-import { AppConfig } from '@gateway/common';
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig, LOGGER } from '@gateway/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
+import { Logger } from 'pino';
 import { closeRedis, createRedis } from './redis-connections';
 import { RedisKeys } from './redis-keys';
 import { RedisScript, ScriptArg } from './redis-script';
@@ -16,8 +17,8 @@ export class GatewayRedis implements OnApplicationShutdown {
   readonly client: Redis;
   readonly keys: RedisKeys;
 
-  constructor(config: AppConfig) {
-    this.client = createRedis(config, { maxRetriesPerRequest: 2 }, 'commands');
+  constructor(config: AppConfig, @Inject(LOGGER) logger: Logger) {
+    this.client = createRedis(config, { maxRetriesPerRequest: 2 }, 'commands', logger);
     this.keys = new RedisKeys(config.redisKeyPrefix);
   }
 

@@ -1,5 +1,6 @@
 export * from './redis-keys';
 export * from './redis-connections';
+export * from './connection-errors';
 export * from './redis-script';
 export * from './gateway-redis.service';
 export * from './lease-semaphore.service';

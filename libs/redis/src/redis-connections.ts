@@ -1,5 +1,7 @@
 import { AppConfig, RedisNode, redisUrlDb } from '@gateway/common';
 import Redis, { Cluster, RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { reportConnectionErrors } from './connection-errors';
 
 /**
  * Connection options per role, as BullMQ asks for production: blocking worker connections never give up on a
@@ -18,7 +20,13 @@ function producerConnectionOptions(): RedisOptions {
  * Typed as Redis: an ioredis Cluster answers the same commands, scripts, pipelines, MULTI and pub/sub, each sent to
  * the node of its keys (every key of the gateway is on one slot there: AppConfig.redisKeyPrefix).
  */
-export function createRedis(config: AppConfig, options: RedisOptions, name: string): Redis {
+export function createRedis(config: AppConfig, options: RedisOptions, name: string, logger: Logger): Redis {
+  const client = connect(config, options, name);
+  reportConnectionErrors(client, name, logger);
+  return client;
+}
+
+function connect(config: AppConfig, options: RedisOptions, name: string): Redis {
   const topology = config.redisTopology ?? { mode: 'single' };
   if (topology.mode === 'single')
     return new Redis(config.REDIS_URL, { ...options, connectionName: name, lazyConnect: false });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { testConfig } from '../../../test/helpers/test-env';
 import { GatewayRedis } from './gateway-redis.service';
 import { RoutePacer } from './route-pacer.service';
@@ -12,7 +13,8 @@ describe('RoutePacer', () => {
   let route: string;
 
   beforeAll(() => {
-    connections = [new GatewayRedis(config), new GatewayRedis(config)];
+    const logger = pino({ level: 'silent' });
+    connections = [new GatewayRedis(config, logger), new GatewayRedis(config, logger)];
     pacers = connections.map((redis) => new RoutePacer(redis));
   });
 
