@@ -4,7 +4,7 @@
 // libraries in lower layers; the apps (apps/*) import any library and no other app; nothing imports an app. Unit
 // specs, test/ and bench/ may import anything.
 
-/** Lowest first. `ledger` has its place before its folder exists, so it lands in the right layer. */
+/** Lowest first. */
 const LAYERS = [
   ['common'],
   ['contracts'],
