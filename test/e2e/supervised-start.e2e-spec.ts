@@ -22,6 +22,9 @@ const KINDS: [kind: string, program: string][] = [
   ['postgres', 'postgres -D'],
 ];
 
+/** How the stack is started: scripts/start.js itself, or the README's `npm start`, which runs it. */
+type Launcher = 'node' | 'npm';
+
 /** `npm start` (scripts/start.js) on free ports with its state in a temp directory, and what it has logged. */
 class StartedStack {
   readonly child: ChildProcess;
@@ -35,12 +38,13 @@ class StartedStack {
     readonly ports: Record<'api' | 'metrics' | 'worker', number>,
     env: NodeJS.ProcessEnv,
     args: string[],
+    launcher: Launcher,
   ) {
-    this.child = spawn(process.execPath, [join(ROOT, 'scripts', 'start.js'), ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const [command, commandArgs] =
+      launcher === 'npm'
+        ? ['npm', ['start', '--silent', '--', ...args]]
+        : [process.execPath, [join(ROOT, 'scripts', 'start.js'), ...args]];
+    this.child = spawn(command, commandArgs, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     this.child.stderr?.on('data', (chunk: Buffer) => (this.log += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
   }
@@ -49,9 +53,30 @@ class StartedStack {
     return `http://127.0.0.1:${this.ports.api}`;
   }
 
+  /** The pid of scripts/start.js: the child itself, or the process npm runs it as, found in the process table. */
+  supervisorPid(): number {
+    const table = spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const rows = table.map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)!).filter(Boolean);
+    const below = new Set([this.child.pid!]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [, pid, ppid] of rows) {
+        if (!below.has(Number(ppid)) || below.has(Number(pid))) continue;
+        below.add(Number(pid));
+        grew = true;
+      }
+    }
+    const supervisor = rows.find(
+      ([, pid, , args]) => below.has(Number(pid)) && /^node .*scripts\/start\.js/.test(args),
+    );
+    return supervisor ? Number(supervisor[1]) : this.child.pid!;
+  }
+
   /** The pids of the processes `npm start` runs now, read from the process table (its children), by kind. */
   pids(): Record<string, number[]> {
-    const listed = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(this.child.pid)], { encoding: 'utf8' });
+    const listed = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(this.supervisorPid())], {
+      encoding: 'utf8',
+    });
     const pids: Record<string, number[]> = Object.fromEntries(KINDS.map(([kind]) => [kind, []]));
     for (const line of listed.stdout.trim().split('\n')) {
       const [, pid, args] = line.trim().match(/^(\d+) (.*)$/) ?? [];
@@ -67,6 +92,7 @@ async function startStack(
   upstreamUrl: string,
   args: string[] = [],
   redis?: Record<string, string>,
+  launcher: Launcher = 'node',
 ): Promise<StartedStack> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-supervised-'));
   // PostgreSQL runs as its own user when this runs as root, and must be able to reach its data directory.
@@ -94,7 +120,7 @@ async function startStack(
   delete env.REDIS_URL;
   delete env.MONGODB_URI;
   Object.assign(env, redis);
-  const stack = new StartedStack(dir, ports, env, args);
+  const stack = new StartedStack(dir, ports, env, args, launcher);
   try {
     await waitUntil(
       async () => stack.child.exitCode !== null || (await bothReady(stack)),
@@ -277,6 +303,33 @@ describe('npm start supervises the processes it starts', () => {
       expect(await stopStack(s)).toBe(0);
       expect(pids.filter(alive)).toEqual([]);
       expect(s.log.slice(logged)).not.toContain('restarting it in');
+    }, 60_000);
+  });
+
+  describe('run as the README runs it, `npm start`', () => {
+    let stack: StartedStack | undefined;
+    let left: number[] = [];
+
+    beforeAll(async () => {
+      stack = await startStack(upstream.baseUrl, [], undefined, 'npm');
+    }, 120_000);
+    afterAll(async () => {
+      // Whatever outlived the test (the failure it looks for) is stopped here, not left to the next suites.
+      for (const pid of left.filter(alive)) process.kill(pid, 'SIGKILL');
+      await stopStack(stack);
+    }, 60_000);
+
+    it('stops everything it started when npm itself gets SIGTERM, as a process manager sends it', async () => {
+      const s = stack!;
+      const pids = [s.supervisorPid(), ...Object.values(s.pids()).flat()];
+      expect(pids).toHaveLength(6);
+      left = pids;
+      stack = undefined;
+      await stopStack(s);
+      await waitUntil(() => pids.every((pid) => !alive(pid)), 'every process npm start ran to stop', 20_000).catch(
+        () => undefined,
+      );
+      expect(pids.filter(alive)).toEqual([]);
     }, 60_000);
   });
 
