@@ -1,10 +1,13 @@
 import { loadConfig } from '@gateway/common';
 import { EventEmitter } from 'node:events';
-import { createServer } from 'node:net';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { CONNECTION_ERROR_REPORT_MS, reportConnectionErrors } from './connection-errors';
 import { closeRedis, createRedis } from './redis-connections';
+
+// A port nothing listens on: scripts/services.js takes one and gives it back, as for the suites' own servers.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const services = require('../../../scripts/services.js') as { freePort(): Promise<number> };
 
 /** A pino logger whose JSON lines land in `lines`. */
 function capturedLogger() {
@@ -16,15 +19,6 @@ function capturedLogger() {
     },
   });
   return { logger: pino({ level: 'info' }, sink), lines };
-}
-
-/** A port nothing listens on: taken, then given back. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('reportConnectionErrors', () => {
@@ -52,7 +46,10 @@ describe('reportConnectionErrors', () => {
   it("keeps a connection to a Redis that is away off stderr: no '[ioredis] Unhandled error event' per attempt", async () => {
     const { logger, lines } = capturedLogger();
     const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    const config = loadConfig({ REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, MASTER_KEY: 'ab'.repeat(32) });
+    const config = loadConfig({
+      REDIS_URL: `redis://127.0.0.1:${await services.freePort()}`,
+      MASTER_KEY: 'ab'.repeat(32),
+    });
     const client = createRedis(config, { maxRetriesPerRequest: 1, retryStrategy: () => 20 }, 'commands', logger);
     try {
       // Several reconnect attempts, each of which fails.
